@@ -1,0 +1,365 @@
+package io.shardgate.protocol.codec;
+
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+
+/**
+ * Finds where a server's responses end in a stream of raw MySQL frames, without decoding rows.
+ *
+ * <p>Design note. A passthrough relay forwards the backend's bytes to the client exactly as they
+ * arrive (zero copy), yet it must know when a response is complete: to release or reuse the
+ * backend connection, to send the next pipelined command, and to learn the final status flags
+ * (transaction open, more results). This scanner walks frame headers and looks only at the first
+ * byte of a packet, and at the whole payload only for the few small packets that carry state (OK,
+ * ERR, EOF, column count, COM_STMT_PREPARE_OK). {@link #scan} returns how far the bytes may be
+ * forwarded; bytes of a state-carrying packet that has not fully arrived are held back by the
+ * caller and offered again with the next read. Row packets, even 16 MiB ones, stream through.
+ *
+ * <p>Threading: one instance per backend connection, used on that connection's event loop only.
+ */
+public final class ResponseScanner {
+
+    /** What a command makes the server answer; decides the states a response walks through. */
+    public enum Response {
+        /** COM_QUERY, COM_STMT_EXECUTE: OK, ERR, LOCAL INFILE request or result sets, maybe several. */
+        RESULT_SET,
+        /** COM_STMT_FETCH: rows of an open cursor, then a terminator. */
+        ROWS,
+        /** COM_STMT_PREPARE: COM_STMT_PREPARE_OK, parameter and column definitions. */
+        PREPARE,
+        /** COM_FIELD_LIST: column definitions up to a terminator. */
+        FIELD_LIST,
+        /** A single OK, ERR or EOF packet (COM_PING, COM_INIT_DB, COM_SET_OPTION, ...). */
+        SINGLE,
+        /** COM_STATISTICS: one human-readable string packet (or ERR). */
+        STATISTICS
+    }
+
+    /** Receives the events found while scanning; called on the scanning thread. */
+    public interface Listener {
+        /**
+         * A response is complete. {@code statusFlags} are the server status flags of its final
+         * OK/EOF packet, or those last seen when it ended with an ERR ({@code error} true).
+         */
+        void responseComplete(int statusFlags, boolean error);
+
+        /** The server asked for a LOCAL INFILE upload: the client's next packets are file data. */
+        default void localInfileRequested() {}
+    }
+
+    private enum Expect {
+        IDLE,
+        FIRST,
+        COLUMN_DEFS,
+        COLUMN_DEFS_EOF,
+        ROWS,
+        PREPARE_PARAMS,
+        PREPARE_PARAMS_EOF,
+        PREPARE_COLUMNS,
+        PREPARE_COLUMNS_EOF,
+        FIELD_LIST
+    }
+
+    private static final int MAX_FRAME = 0xFFFFFF;
+    private static final int OK = 0x00;
+    private static final int LOCAL_INFILE = 0xFB;
+    private static final int EOF = 0xFE;
+    private static final int ERR = 0xFF;
+    private static final int SERVER_MORE_RESULTS_EXISTS = 0x0008;
+    private static final int SERVER_STATUS_CURSOR_EXISTS = 0x0040;
+
+    private final boolean deprecateEof;
+    private final Listener listener;
+    private final ArrayDeque<Response> queued = new ArrayDeque<>();
+
+    private Response current;
+    private Expect expect = Expect.IDLE;
+    private int statusFlags;
+    /** Definitions still to come in the COLUMN_DEFS / PREPARE_* states. */
+    private int remaining;
+    /** Columns announced by COM_STMT_PREPARE_OK, sent after the parameter definitions. */
+    private int prepareColumns;
+    /** Payload bytes of the current frame not yet passed. */
+    private int skip;
+    /** The frame being passed has length 0xFFFFFF: the next frame continues the same packet. */
+    private boolean continuation;
+
+    /**
+     * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated on this connection
+     * @param listener receives completions, called from within {@link #scan}
+     */
+    public ResponseScanner(boolean deprecateEof, Listener listener) {
+        this.deprecateEof = deprecateEof;
+        this.listener = listener;
+    }
+
+    /** Announces the response to a command just sent; responses complete in the order expected. */
+    public void expect(Response response) {
+        queued.add(response);
+        if (expect == Expect.IDLE && skip == 0) {
+            startNext();
+        }
+    }
+
+    /** True when every expected response is complete. */
+    public boolean idle() {
+        return expect == Expect.IDLE && skip == 0 && !continuation;
+    }
+
+    /** Server status flags of the last OK or EOF packet seen. */
+    public int statusFlags() {
+        return statusFlags;
+    }
+
+    /** Sets the status flags known from the handshake or the authentication OK packet. */
+    public void statusFlags(int flags) {
+        this.statusFlags = flags;
+    }
+
+    /**
+     * Scans the readable bytes of {@code in} from its reader index; neither retains nor releases
+     * it and does not move its indexes.
+     *
+     * @return the index up to which the bytes may be forwarded; bytes after it start a packet that
+     *     must be offered again, completed by the next read
+     * @throws UnexpectedResponseException when bytes arrive while no response is expected
+     */
+    public int scan(ByteBuf in) {
+        int i = in.readerIndex();
+        int end = in.writerIndex();
+        while (i < end) {
+            if (skip > 0) {
+                int n = Math.min(skip, end - i);
+                i += n;
+                skip -= n;
+                continue;
+            }
+            if (end - i < 4) {
+                break;
+            }
+            int length = in.getUnsignedMediumLE(i);
+            if (continuation) {
+                // a later frame of a packet >= 16 MiB: its bytes are payload, never a header byte
+                continuation = length == MAX_FRAME;
+                i += 4;
+                skip = length;
+                continue;
+            }
+            if (expect == Expect.IDLE) {
+                throw new UnexpectedResponseException("server sent a packet while no response was expected (header 0x"
+                        + (length > 0 && end - i > 4 ? Integer.toHexString(in.getUnsignedByte(i + 4)) : "--")
+                        + ", length " + length + ")");
+            }
+            int needed = length == 0 ? 4 : (needsWholePacket(in, i, length) ? 4 + length : 5);
+            if (end - i < needed) {
+                break;
+            }
+            continuation = length == MAX_FRAME;
+            onPacket(in, i + 4, length);
+            i += 4;
+            skip = length;
+        }
+        return i;
+    }
+
+    private boolean needsWholePacket(ByteBuf in, int frameStart, int length) {
+        if (end(in) - frameStart < 5) {
+            // the first payload byte decides; ask for it first
+            return false;
+        }
+        int first = in.getUnsignedByte(frameStart + 4);
+        switch (expect) {
+            case COLUMN_DEFS:
+            case PREPARE_PARAMS:
+            case PREPARE_COLUMNS:
+                return false;
+            case ROWS:
+            case FIELD_LIST:
+                return first == ERR || isTerminator(first, length);
+            default:
+                return true;
+        }
+    }
+
+    private static int end(ByteBuf in) {
+        return in.writerIndex();
+    }
+
+    /** In a row stream, 0xFE starts a terminator only in a short packet; else it is lenenc data. */
+    private boolean isTerminator(int first, int length) {
+        return first == EOF && (deprecateEof ? length < MAX_FRAME : length < 9);
+    }
+
+    private void onPacket(ByteBuf in, int payload, int length) {
+        int first = length == 0 ? -1 : in.getUnsignedByte(payload);
+        if (first == ERR
+                && expect != Expect.COLUMN_DEFS
+                && expect != Expect.PREPARE_PARAMS
+                && expect != Expect.PREPARE_COLUMNS) {
+            complete(true);
+            return;
+        }
+        switch (expect) {
+            case FIRST -> onFirst(in, payload, length, first);
+            case COLUMN_DEFS -> {
+                if (--remaining == 0) {
+                    expect = deprecateEof ? Expect.ROWS : Expect.COLUMN_DEFS_EOF;
+                }
+            }
+            case COLUMN_DEFS_EOF -> {
+                statusFlags = in.getUnsignedShortLE(payload + 3);
+                if ((statusFlags & SERVER_STATUS_CURSOR_EXISTS) != 0) {
+                    complete(false); // a cursor was opened: rows come with COM_STMT_FETCH
+                } else {
+                    expect = Expect.ROWS;
+                }
+            }
+            case ROWS -> {
+                if (isTerminator(first, length)) {
+                    statusFlags = terminatorStatus(in, payload, length);
+                    endOfResult();
+                }
+            }
+            case FIELD_LIST -> {
+                if (isTerminator(first, length)) {
+                    statusFlags = terminatorStatus(in, payload, length);
+                    complete(false);
+                }
+            }
+            case PREPARE_PARAMS -> {
+                if (--remaining == 0) {
+                    if (!deprecateEof) {
+                        expect = Expect.PREPARE_PARAMS_EOF;
+                    } else {
+                        prepareColumnsOrComplete();
+                    }
+                }
+            }
+            case PREPARE_PARAMS_EOF -> prepareColumnsOrComplete();
+            case PREPARE_COLUMNS -> {
+                if (--remaining == 0) {
+                    if (!deprecateEof) {
+                        expect = Expect.PREPARE_COLUMNS_EOF;
+                    } else {
+                        complete(false);
+                    }
+                }
+            }
+            case PREPARE_COLUMNS_EOF -> complete(false);
+            case IDLE -> throw new IllegalStateException("unreachable: checked by scan");
+        }
+    }
+
+    private void onFirst(ByteBuf in, int payload, int length, int first) {
+        switch (current) {
+            case SINGLE -> {
+                if (first == OK && length >= 7) {
+                    statusFlags = okStatus(in, payload);
+                } else if (first == EOF && length >= 5) {
+                    statusFlags = in.getUnsignedShortLE(payload + 3);
+                }
+                complete(false);
+            }
+            case STATISTICS -> complete(false);
+            case PREPARE -> {
+                // COM_STMT_PREPARE_OK: 0x00, statement id int<4>, columns int<2>, params int<2>
+                prepareColumns = in.getUnsignedShortLE(payload + 5);
+                remaining = in.getUnsignedShortLE(payload + 7);
+                if (remaining > 0) {
+                    expect = Expect.PREPARE_PARAMS;
+                } else {
+                    prepareColumnsOrComplete();
+                }
+            }
+            default -> {
+                if (first == OK) {
+                    statusFlags = okStatus(in, payload);
+                    endOfResult();
+                } else if (first == LOCAL_INFILE) {
+                    // the OK or ERR that ends the upload comes next, still in state FIRST
+                    listener.localInfileRequested();
+                } else if (first == EOF) {
+                    statusFlags = terminatorStatus(in, payload, length);
+                    endOfResult();
+                } else if (length == 0) {
+                    throw new UnexpectedResponseException("server sent an empty packet where a result starts");
+                } else {
+                    remaining = (int) lengthEncodedIntAt(in, payload);
+                    expect = remaining == 0 ? Expect.ROWS : Expect.COLUMN_DEFS;
+                }
+            }
+        }
+    }
+
+    private void prepareColumnsOrComplete() {
+        if (prepareColumns > 0) {
+            remaining = prepareColumns;
+            prepareColumns = 0;
+            expect = Expect.PREPARE_COLUMNS;
+        } else {
+            complete(false);
+        }
+    }
+
+    private void endOfResult() {
+        if ((statusFlags & SERVER_MORE_RESULTS_EXISTS) != 0) {
+            expect = Expect.FIRST;
+        } else {
+            complete(false);
+        }
+    }
+
+    private void complete(boolean error) {
+        expect = Expect.IDLE;
+        current = null;
+        startNext();
+        listener.responseComplete(statusFlags, error);
+    }
+
+    private void startNext() {
+        Response next = queued.poll();
+        if (next != null) {
+            current = next;
+            expect = next == Response.ROWS
+                    ? Expect.ROWS
+                    : (next == Response.FIELD_LIST ? Expect.FIELD_LIST : Expect.FIRST);
+        }
+    }
+
+    /** Status flags of an OK packet: after the header and two length-encoded integers. */
+    private static int okStatus(ByteBuf in, int payload) {
+        int at = payload + 1;
+        at += lengthEncodedSizeAt(in, at);
+        at += lengthEncodedSizeAt(in, at);
+        return in.getUnsignedShortLE(at);
+    }
+
+    /** Status of a 0xFE terminator: an OK packet with CLIENT_DEPRECATE_EOF, else an EOF packet. */
+    private int terminatorStatus(ByteBuf in, int payload, int length) {
+        if (deprecateEof && length > 5) {
+            return okStatus(in, payload);
+        }
+        return length >= 5 ? in.getUnsignedShortLE(payload + 3) : statusFlags;
+    }
+
+    /** Size in bytes of the length-encoded integer at {@code index}, prefix included. */
+    private static int lengthEncodedSizeAt(ByteBuf in, int index) {
+        int first = in.getUnsignedByte(index);
+        return first < 0xFB ? 1 : first == 0xFC ? 3 : first == 0xFD ? 4 : first == 0xFE ? 9 : 1;
+    }
+
+    /** The length-encoded integer at {@code index} (a column count, so 0xFB never appears). */
+    private static long lengthEncodedIntAt(ByteBuf in, int index) {
+        int first = in.getUnsignedByte(index);
+        if (first < 0xFB) {
+            return first;
+        }
+        return switch (first) {
+            case 0xFC -> in.getUnsignedShortLE(index + 1);
+            case 0xFD -> in.getUnsignedMediumLE(index + 1);
+            case 0xFE -> in.getLongLE(index + 1);
+            default ->
+                throw new UnexpectedResponseException("invalid length-encoded integer 0x" + Integer.toHexString(first));
+        };
+    }
+}
