@@ -1,0 +1,67 @@
+package io.shardgate.router;
+
+import io.shardgate.router.config.ConfigException;
+import io.shardgate.router.config.RouterConfig;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** The {@code shardgate} command line: {@code run --config FILE}, {@code --help}, {@code --version}. */
+@Command(
+        name = "shardgate",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "MySQL sharding router and query proxy.",
+        subcommands = {Main.Run.class, CommandLine.HelpCommand.class},
+        footer = {"", "`bin/shardgate demo` starts a complete local cluster (embedded MariaDB shards) around it."})
+public final class Main implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Main()).execute(args));
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    /** {@code shardgate run --config FILE}: serve until stopped. */
+    @Command(name = "run", mixinStandardHelpOptions = true, description = "Start the router with a YAML config.")
+    static final class Run implements Callable<Integer> {
+        @Option(
+                names = {"-c", "--config"},
+                required = true,
+                paramLabel = "FILE",
+                description = "YAML configuration file")
+        Path config;
+
+        @Override
+        public Integer call() {
+            RouterConfig parsed;
+            try {
+                parsed = RouterConfig.load(config);
+            } catch (ConfigException e) {
+                System.err.println("shardgate: " + e.getMessage());
+                return 2;
+            }
+            Shardgate router = Shardgate.start(parsed);
+            Runtime.getRuntime().addShutdownHook(new Thread(router::close, "sg-shutdown"));
+            router.awaitClose();
+            return 0;
+        }
+    }
+
+    /** Reads the version the jar was built as. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"shardgate " + (version == null ? "development build" : version)};
+        }
+    }
+}

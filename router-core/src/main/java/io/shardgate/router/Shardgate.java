@@ -1,0 +1,190 @@
+package io.shardgate.router;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.Future;
+import io.shardgate.protocol.frame.PacketFrameDecoder;
+import io.shardgate.protocol.type.Collations;
+import io.shardgate.router.backend.BackendConnection;
+import io.shardgate.router.backend.BackendConnector;
+import io.shardgate.router.backend.BackendLogin;
+import io.shardgate.router.config.HostgroupConfig;
+import io.shardgate.router.config.RouterConfig;
+import io.shardgate.router.config.ServerSettings;
+import io.shardgate.router.config.TlsConfig;
+import io.shardgate.router.frontend.ConnectionLimitHandler;
+import io.shardgate.router.frontend.FrontendHandshakeHandler;
+import io.shardgate.router.frontend.FrontendServices;
+import io.shardgate.router.frontend.UserDirectory;
+import io.shardgate.router.net.Transport;
+import io.shardgate.router.tls.FrontendTls;
+import io.shardgate.router.tls.ServerRsaKeys;
+import io.shardgate.router.tls.TlsSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running router: the MySQL listener, its event loops and the shared services. Start one with
+ * {@link #start}; {@link #close} stops accepting, closes every connection and the loops.
+ */
+public final class Shardgate implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Shardgate.class);
+    /** Announced when the backend cannot be asked for its own version at startup. */
+    static final String FALLBACK_VERSION = "8.0.40";
+
+    private final EventLoopGroup acceptor;
+    private final EventLoopGroup workers;
+    private final Channel listener;
+    private final String serverVersion;
+
+    private Shardgate(EventLoopGroup acceptor, EventLoopGroup workers, Channel listener, String serverVersion) {
+        this.acceptor = acceptor;
+        this.workers = workers;
+        this.listener = listener;
+        this.serverVersion = serverVersion;
+    }
+
+    /** Starts a router for {@code config}; returns once the MySQL port is listening. */
+    public static Shardgate start(RouterConfig config) {
+        ServerSettings settings = config.server();
+        Path dataDir = Path.of(settings.dataDir());
+        try {
+            Files.createDirectories(dataDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create data directory " + dataDir.toAbsolutePath(), e);
+        }
+        SslContext tls = frontendTls(settings.tls(), dataDir);
+        ServerRsaKeys rsa = ServerRsaKeys.loadOrGenerate(dataDir);
+        Transport transport = Transport.best();
+        EventLoopGroup acceptor = transport.newGroup(1, "sg-accept");
+        EventLoopGroup workers = transport.newGroup(settings.ioThreads(), "sg-io");
+        try {
+            BackendConnector connector =
+                    new BackendConnector(transport.clientChannel(), settings.connectTimeoutMillis());
+            HostgroupConfig hostgroup = config.defaultHostgroup();
+            String version = settings.serverVersion() != null
+                    ? settings.serverVersion()
+                    : probeVersion(connector, workers, hostgroup) + "-Shardgate";
+            FrontendServices services = new FrontendServices(
+                    settings,
+                    new UserDirectory(config.users()),
+                    tls,
+                    rsa.keyPair(),
+                    rsa.publicKeyPem(),
+                    version,
+                    connector,
+                    hostgroup,
+                    new AtomicInteger());
+            ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
+            ServerBootstrap bootstrap = new ServerBootstrap()
+                    .group(acceptor, workers)
+                    .channel(transport.serverChannel())
+                    .option(ChannelOption.SO_BACKLOG, 4096)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.SO_KEEPALIVE, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline()
+                                    .addLast("limit", limit)
+                                    .addLast("frames", new PacketFrameDecoder(settings.maxAllowedPacket()))
+                                    .addLast("handshake", new FrontendHandshakeHandler(services));
+                        }
+                    });
+            Channel listener = bootstrap
+                    .bind(settings.bind(), settings.port())
+                    .syncUninterruptibly()
+                    .channel();
+            log.info(
+                    "Shardgate listening on {} for MySQL clients ({} transport, announcing version {}, backend {})",
+                    listener.localAddress(),
+                    transport.name(),
+                    version,
+                    hostgroup.writer());
+            return new Shardgate(acceptor, workers, listener, version);
+        } catch (RuntimeException e) {
+            acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    private static SslContext frontendTls(TlsConfig tls, Path dataDir) {
+        if (!tls.enabled()) {
+            return null;
+        }
+        TlsSettings settings = new TlsSettings(
+                true,
+                tls.cert() == null ? null : Path.of(tls.cert()),
+                tls.key() == null ? null : Path.of(tls.key()),
+                null);
+        return FrontendTls.load(settings, dataDir).sslContext();
+    }
+
+    /**
+     * Asks the default hostgroup's writer for its version string, so clients that adapt to the
+     * server (MariaDB vs MySQL, 8.0 features) see what they will actually talk to.
+     */
+    private static String probeVersion(BackendConnector connector, EventLoopGroup loops, HostgroupConfig hostgroup) {
+        BackendLogin login = new BackendLogin(
+                hostgroup.user(),
+                hostgroup.password(),
+                null,
+                Collations.UTF8MB4_GENERAL_CI,
+                io.shardgate.protocol.type.CapabilityFlags.CLIENT_PROTOCOL_41
+                        | io.shardgate.protocol.type.CapabilityFlags.CLIENT_SECURE_CONNECTION
+                        | io.shardgate.protocol.type.CapabilityFlags.CLIENT_PLUGIN_AUTH
+                        | io.shardgate.protocol.type.CapabilityFlags.CLIENT_LONG_PASSWORD);
+        Future<BackendConnection> probe = connector.connect(loops.next(), hostgroup.writerAddress(), login);
+        probe.awaitUninterruptibly();
+        if (probe.isSuccess()) {
+            BackendConnection connection = probe.getNow();
+            connection.close();
+            return connection.handshake().serverVersion();
+        }
+        log.warn(
+                "could not reach hostgroup {} writer {} at startup ({}); announcing version {}",
+                hostgroup.id(),
+                hostgroup.writer(),
+                probe.cause().getMessage(),
+                FALLBACK_VERSION);
+        return FALLBACK_VERSION;
+    }
+
+    /** The port MySQL clients connect to (useful when the config asked for port 0). */
+    public int mysqlPort() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /** The version string announced to clients. */
+    public String serverVersion() {
+        return serverVersion;
+    }
+
+    /** Blocks until {@link #close} is called from another thread. */
+    public void awaitClose() {
+        listener.closeFuture().syncUninterruptibly();
+    }
+
+    @Override
+    public void close() {
+        listener.close().syncUninterruptibly();
+        Future<?> a = acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        Future<?> w = workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        a.syncUninterruptibly();
+        w.syncUninterruptibly();
+    }
+}

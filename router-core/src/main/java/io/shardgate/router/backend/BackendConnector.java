@@ -1,0 +1,89 @@
+package io.shardgate.router.backend;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.shardgate.protocol.frame.PacketFrameDecoder;
+import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.config.BackendAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Opens authenticated backend connections on a caller-chosen event loop, so a session's client
+ * and backend channels share one thread and relaying needs no hand-off.
+ */
+public final class BackendConnector {
+    /** Backend responses are trusted; this only bounds a joined login packet. */
+    private static final int MAX_LOGIN_PACKET = 16 * 1024 * 1024;
+
+    private final Class<? extends SocketChannel> channelClass;
+    private final int connectTimeoutMillis;
+
+    public BackendConnector(Class<? extends SocketChannel> channelClass, int connectTimeoutMillis) {
+        this.channelClass = channelClass;
+        this.connectTimeoutMillis = connectTimeoutMillis;
+    }
+
+    /**
+     * Connects and logs in. The future fails with a {@link BackendException} carrying the MySQL
+     * error to show a client (the server's own ERR, or 2003/2013-style network errors).
+     */
+    public Future<BackendConnection> connect(EventLoop loop, BackendAddress address, BackendLogin login) {
+        Promise<BackendConnection> promise = loop.newPromise();
+        String label = address.toString();
+        Bootstrap bootstrap = new Bootstrap()
+                .group(loop)
+                .channel(channelClass)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline()
+                                .addLast(BackendConnection.FRAMES, new PacketFrameDecoder(MAX_LOGIN_PACKET))
+                                .addLast(new BackendHandshakeHandler(login, label, promise));
+                    }
+                });
+        ChannelFuture connect = bootstrap.connect(address.host(), address.port());
+        connect.addListener(f -> {
+            if (!f.isSuccess()) {
+                promise.tryFailure(new BackendException(new ErrPacket(
+                        2003,
+                        "HY000",
+                        "Can't connect to backend " + label + ": " + f.cause().getMessage())));
+            }
+        });
+        // login must finish in time too, not only the TCP connect
+        var timeout = loop.schedule(
+                () -> {
+                    if (promise.tryFailure(new BackendException(new ErrPacket(
+                            ErrorCode.ER_HANDSHAKE_ERROR.code(),
+                            "08S01",
+                            "backend " + label + " did not complete login within " + connectTimeoutMillis + " ms")))) {
+                        connect.channel().close();
+                    }
+                },
+                connectTimeoutMillis,
+                TimeUnit.MILLISECONDS);
+        promise.addListener(f -> timeout.cancel(false));
+        return promise;
+    }
+
+    /** Closes a connection obtained from {@link #connect} that turned out not to be needed. */
+    public static void discard(Future<BackendConnection> future) {
+        future.addListener(f -> {
+            if (f.isSuccess()) {
+                Channel ch = ((BackendConnection) f.getNow()).channel();
+                ch.close();
+            }
+        });
+    }
+}

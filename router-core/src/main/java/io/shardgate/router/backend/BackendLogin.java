@@ -1,0 +1,17 @@
+package io.shardgate.router.backend;
+
+/**
+ * What the router sends when it logs in to a backend server.
+ *
+ * @param user backend account
+ * @param password its password (the auth plugins need it to answer the server's challenge)
+ * @param schema schema to select at login, or null
+ * @param characterSet collation id announced in the handshake response, usually the client's
+ * @param capabilities capability flags the router asks for; intersected with the server's
+ */
+public record BackendLogin(String user, String password, String schema, int characterSet, int capabilities) {
+    @Override
+    public String toString() {
+        return "BackendLogin[user=" + user + ", schema=" + schema + "]"; // never print the password
+    }
+}

@@ -1,0 +1,200 @@
+package io.shardgate.router.backend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.shardgate.protocol.codec.ResponseScanner;
+import io.shardgate.protocol.codec.UnexpectedResponseException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Relays a backend's responses to the client as raw bytes: each read is scanned for response
+ * boundaries and the complete part is written on as a retained slice of the very buffer that was
+ * read (zero copy, one write per read, one flush per read batch). Only the head of a
+ * state-carrying packet split across reads is copied and held back.
+ *
+ * <p>Sequence ids are left as the server sent them: the client's command started at 0 and so
+ * did the copy the backend received. Runs on the session's event loop.
+ */
+public final class BackendRelayHandler extends ChannelInboundHandlerAdapter implements ResponseScanner.Listener {
+    private static final Logger log = LoggerFactory.getLogger(BackendRelayHandler.class);
+
+    private final RelayTarget target;
+    private final ResponseScanner scanner;
+    private final String label;
+    /** Start of a packet whose state-carrying bytes have not all arrived; owned here. */
+    private ByteBuf held;
+    /** When non-null, responses are collected here for the router instead of sent to the client. */
+    private ByteBuf internal;
+
+    private int completed;
+    private int lastStatus;
+    private boolean lastError;
+    private boolean midPacket;
+    private int nextSequenceId;
+    private boolean closing;
+    /** Bytes of a frame whose start was relayed but whose end has not arrived. */
+    private int pendingSkip;
+
+    public BackendRelayHandler(RelayTarget target, boolean deprecateEof, String label) {
+        this.target = target;
+        this.scanner = new ResponseScanner(deprecateEof, this);
+        this.label = label;
+    }
+
+    ResponseScanner scanner() {
+        return scanner;
+    }
+
+    /** Announces the response to a command relayed to the backend. */
+    public void expect(ResponseScanner.Response response) {
+        if (scanner.idle()) {
+            nextSequenceId = 1; // a response starts right after the client's command (sequence 0)
+        }
+        scanner.expect(response);
+    }
+
+    /** Server status flags of the backend's last OK or EOF. */
+    public int statusFlags() {
+        return scanner.statusFlags();
+    }
+
+    /** Announces a command whose response the router consumes itself; nothing else may be in flight. */
+    public void expectInternal(ResponseScanner.Response response, Channel backend) {
+        internal = backend.alloc().buffer(64);
+        scanner.expect(response);
+    }
+
+    /** True when no response is outstanding. */
+    public boolean idle() {
+        return scanner.idle() && held == null;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf in = (ByteBuf) msg;
+        if (held != null) {
+            ByteBuf joined = ctx.alloc().buffer(held.readableBytes() + in.readableBytes());
+            joined.writeBytes(held).writeBytes(in);
+            held.release();
+            held = null;
+            in.release();
+            in = joined;
+        }
+        try {
+            relay(ctx, in);
+        } catch (UnexpectedResponseException e) {
+            log.warn("backend {}: {}; closing it", label, e.getMessage());
+            lose(ctx, e.getMessage());
+        } finally {
+            in.release();
+        }
+    }
+
+    private void relay(ChannelHandlerContext ctx, ByteBuf in) {
+        int start = in.readerIndex();
+        int upTo = scanner.scan(in);
+        if (upTo > start) {
+            trackSequence(in, start, upTo);
+            if (internal != null) {
+                internal.writeBytes(in, start, upTo - start);
+            } else {
+                target.client()
+                        .write(
+                                in.retainedSlice(start, upTo - start),
+                                target.client().voidPromise());
+            }
+        }
+        if (upTo < in.writerIndex()) {
+            held = ctx.alloc().buffer(in.writerIndex() - upTo);
+            held.writeBytes(in, upTo, in.writerIndex() - upTo);
+        }
+        if (completed > 0) {
+            int n = completed;
+            completed = 0;
+            if (internal != null) {
+                ByteBuf response = internal;
+                internal = null;
+                try {
+                    target.internalResponse(response, lastError);
+                } finally {
+                    response.release();
+                }
+            } else {
+                target.responsesComplete(n, lastStatus, lastError);
+            }
+        }
+    }
+
+    /** Remembers whether a packet is cut in the middle and which sequence id comes next. */
+    private void trackSequence(ByteBuf in, int start, int upTo) {
+        // walk frame headers only; the scanner has validated them
+        int i = start + pendingSkip;
+        while (i + 4 <= upTo) {
+            int length = in.getUnsignedMediumLE(i);
+            nextSequenceId = (in.getUnsignedByte(i + 3) + 1) & 0xFF;
+            i += 4 + length;
+        }
+        pendingSkip = Math.max(0, i - upTo);
+        midPacket = pendingSkip > 0 || (i < upTo);
+    }
+
+    @Override
+    public void responseComplete(int statusFlags, boolean error) {
+        completed++;
+        lastStatus = statusFlags;
+        lastError = error;
+    }
+
+    @Override
+    public void localInfileRequested() {
+        target.localInfileRequested();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        target.client().flush();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        release();
+        if (!closing) {
+            target.backendLost("backend " + label + " closed the connection", midPacket, nextSequenceId);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.warn("backend {}: {}", label, cause.toString());
+        lose(ctx, cause.getMessage());
+    }
+
+    private void lose(ChannelHandlerContext ctx, String reason) {
+        if (!closing) {
+            closing = true;
+            release();
+            ctx.close();
+            target.backendLost("backend " + label + ": " + reason, midPacket, nextSequenceId);
+        }
+    }
+
+    /** Closes the backend on the router's initiative (the client left); reports nothing. */
+    public void closeQuietly(Channel backend) {
+        closing = true;
+        backend.close();
+    }
+
+    private void release() {
+        if (held != null) {
+            held.release();
+            held = null;
+        }
+        if (internal != null) {
+            internal.release();
+            internal = null;
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package io.shardgate.router.backend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+
+/** The client side of a relay: where a backend's responses go and who hears when they end. */
+public interface RelayTarget {
+    /** The client channel relayed bytes are written to. */
+    Channel client();
+
+    /** {@code count} responses ended (all bytes before this call were written to the client). */
+    void responsesComplete(int count, int statusFlags, boolean lastWasError);
+
+    /** An internal command's response ended; {@code response} holds its framed packets. */
+    void internalResponse(ByteBuf response, boolean error);
+
+    /** The server asked for a LOCAL INFILE upload: forward the client's packets until an empty one. */
+    void localInfileRequested();
+
+    /**
+     * The backend closed or failed. {@code midPacket} is true when part of a packet was already
+     * relayed, so no error packet can be inserted; {@code nextSequenceId} otherwise continues the
+     * client's sequence.
+     */
+    void backendLost(String reason, boolean midPacket, int nextSequenceId);
+}

@@ -1,0 +1,150 @@
+package io.shardgate.router.config;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The router's YAML configuration: {@code server}, {@code users}, {@code zookeeper},
+ * {@code hostgroups}, {@code schemas}, {@code query_rules} and {@code cache}.
+ *
+ * <p>Keys are snake_case; unknown keys are rejected so a typo never silently falls back to a
+ * default. {@code query_rules} and {@code cache} are accepted as raw trees until their rule
+ * models exist (issues #3 and #5). Use {@link #load} or {@link #parse}: both validate the whole
+ * document and report every problem at once.
+ */
+public record RouterConfig(
+        ServerSettings server,
+        List<UserConfig> users,
+        ZooKeeperSettings zookeeper,
+        List<HostgroupConfig> hostgroups,
+        List<SchemaConfig> schemas,
+        List<JsonNode> queryRules,
+        JsonNode cache) {
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+
+    public RouterConfig {
+        server = server == null ? ServerSettings.defaults() : server;
+        users = users == null ? List.of() : List.copyOf(users);
+        zookeeper = zookeeper == null ? ZooKeeperSettings.defaults() : zookeeper;
+        hostgroups = hostgroups == null ? List.of() : List.copyOf(hostgroups);
+        schemas = schemas == null ? List.of() : List.copyOf(schemas);
+        queryRules = queryRules == null ? List.of() : List.copyOf(queryRules);
+    }
+
+    /** Reads and validates a YAML file. */
+    public static RouterConfig load(Path file) {
+        try {
+            return parse(Files.readString(file), file.toString());
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+        }
+    }
+
+    /** Parses and validates YAML text. */
+    public static RouterConfig parse(String yaml) {
+        return parse(yaml, "<config>");
+    }
+
+    private static RouterConfig parse(String yaml, String source) {
+        RouterConfig config;
+        try {
+            config = YAML.readValue(yaml, RouterConfig.class);
+        } catch (UnrecognizedPropertyException e) {
+            throw new ConfigException(source + ": unknown key '" + e.getPropertyName() + "' at " + path(e) + " (known: "
+                    + e.getKnownPropertyIds() + ")");
+        } catch (JsonMappingException e) {
+            throw new ConfigException(source + ": " + path(e) + ": " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new ConfigException(source + ": not valid YAML: " + e.getMessage());
+        }
+        if (config == null) {
+            throw new ConfigException(source + ": empty configuration");
+        }
+        List<String> problems = config.validate();
+        if (!problems.isEmpty()) {
+            throw new ConfigException(source + " is invalid:\n  - " + String.join("\n  - ", problems));
+        }
+        return config;
+    }
+
+    private static String path(JsonMappingException e) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getFieldName() != null) {
+                sb.append(sb.length() == 0 ? "" : ".").append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                sb.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return sb.length() == 0 ? "top level" : sb.toString();
+    }
+
+    /** Every problem of the document, in reading order; empty when it is valid. */
+    public List<String> validate() {
+        List<String> problems = new ArrayList<>(server.validate());
+        if (users.isEmpty()) {
+            problems.add("users: at least one user is required");
+        }
+        Set<String> userNames = new HashSet<>();
+        for (UserConfig user : users) {
+            if (!userNames.add(user.name())) {
+                problems.add("users: duplicate user '" + user.name() + "'");
+            }
+        }
+        if (hostgroups.isEmpty()) {
+            problems.add("hostgroups: at least one hostgroup is required");
+        }
+        Set<Integer> ids = new HashSet<>();
+        for (HostgroupConfig hostgroup : hostgroups) {
+            if (!ids.add(hostgroup.id())) {
+                problems.add("hostgroups: duplicate id " + hostgroup.id());
+            }
+            problems.addAll(hostgroup.validate());
+        }
+        Set<String> schemaNames = new HashSet<>();
+        for (SchemaConfig schema : schemas) {
+            if (!schemaNames.add(schema.name())) {
+                problems.add("schemas: duplicate schema '" + schema.name() + "'");
+            }
+            if (schema.defaultHostgroup() != null && !ids.contains(schema.defaultHostgroup())) {
+                problems.add("schemas." + schema.name() + ".default_hostgroup: unknown hostgroup "
+                        + schema.defaultHostgroup());
+            }
+        }
+        return problems;
+    }
+
+    /** The hostgroup every statement goes to until sharding rules exist (issue #3). */
+    public HostgroupConfig defaultHostgroup() {
+        for (SchemaConfig schema : schemas) {
+            if (schema.defaultHostgroup() != null) {
+                return hostgroup(schema.defaultHostgroup());
+            }
+        }
+        return hostgroups.get(0);
+    }
+
+    /** The hostgroup with this id; the id must exist. */
+    public HostgroupConfig hostgroup(int id) {
+        return hostgroups.stream()
+                .filter(h -> h.id() == id)
+                .findFirst()
+                .orElseThrow(() -> new ConfigException("unknown hostgroup " + id));
+    }
+}

@@ -1,0 +1,94 @@
+package io.shardgate.router.config;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The {@code server} section: where the router listens, its limits, and what it announces to
+ * MySQL clients.
+ *
+ * @param bind address for every listener; loopback unless configured otherwise
+ * @param port MySQL clients (0 picks a free port, for tests)
+ * @param adminPort SQL admin endpoint
+ * @param httpPort metrics, health and config API
+ * @param maxConnections client connections accepted at once; more get ER_CON_COUNT_ERROR
+ * @param maxAllowedPacket largest client packet; larger gets ER_NET_PACKET_TOO_LARGE
+ * @param authPlugin plugin announced in the handshake (mysql_native_password or
+ *     caching_sha2_password)
+ * @param serverVersion version announced to clients; null mirrors the default hostgroup's server
+ * @param dataDir state kept across restarts: TLS certificate, RSA keys, embedded ZooKeeper
+ * @param connectTimeoutMillis time to open and authenticate a backend connection
+ * @param handshakeTimeoutMillis time a client has to complete authentication
+ * @param ioThreads event loop threads; 0 means one per core
+ * @param tls TLS offered to clients
+ */
+public record ServerSettings(
+        String bind,
+        Integer port,
+        Integer adminPort,
+        Integer httpPort,
+        Integer maxConnections,
+        Integer maxAllowedPacket,
+        String authPlugin,
+        String serverVersion,
+        String dataDir,
+        Integer connectTimeoutMillis,
+        Integer handshakeTimeoutMillis,
+        Integer ioThreads,
+        TlsConfig tls) {
+
+    static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
+
+    public ServerSettings {
+        bind = bind == null ? "127.0.0.1" : bind;
+        port = port == null ? 6033 : port;
+        adminPort = adminPort == null ? 6032 : adminPort;
+        httpPort = httpPort == null ? 6080 : httpPort;
+        maxConnections = maxConnections == null ? 10_000 : maxConnections;
+        maxAllowedPacket = maxAllowedPacket == null ? 64 * 1024 * 1024 : maxAllowedPacket;
+        authPlugin = authPlugin == null ? "mysql_native_password" : authPlugin;
+        dataDir = dataDir == null ? "data" : dataDir;
+        connectTimeoutMillis = connectTimeoutMillis == null ? 5_000 : connectTimeoutMillis;
+        handshakeTimeoutMillis = handshakeTimeoutMillis == null ? 10_000 : handshakeTimeoutMillis;
+        ioThreads = ioThreads == null ? 0 : ioThreads;
+        tls = tls == null ? TlsConfig.defaults() : tls;
+    }
+
+    static ServerSettings defaults() {
+        return new ServerSettings(null, null, null, null, null, null, null, null, null, null, null, null, null);
+    }
+
+    List<String> validate() {
+        List<String> problems = new ArrayList<>();
+        checkPort(problems, "server.port", port);
+        checkPort(problems, "server.admin_port", adminPort);
+        checkPort(problems, "server.http_port", httpPort);
+        if (maxConnections < 1) {
+            problems.add("server.max_connections must be at least 1, was " + maxConnections);
+        }
+        if (maxAllowedPacket < 1024 || maxAllowedPacket > 1024 * 1024 * 1024) {
+            problems.add(
+                    "server.max_allowed_packet must be between 1024 and 1073741824 bytes, was " + maxAllowedPacket);
+        }
+        if (!AUTH_PLUGINS.contains(authPlugin)) {
+            problems.add("server.auth_plugin must be one of " + AUTH_PLUGINS + ", was '" + authPlugin + "'");
+        }
+        if (connectTimeoutMillis < 1 || handshakeTimeoutMillis < 1) {
+            problems.add("server.connect_timeout_millis and handshake_timeout_millis must be positive");
+        }
+        if (ioThreads < 0) {
+            problems.add("server.io_threads must be 0 (one per core) or more, was " + ioThreads);
+        }
+        if ((tls.cert() == null) != (tls.key() == null)) {
+            problems.add("server.tls: set both cert and key, or neither (a self-signed pair is generated)");
+        }
+        return problems;
+    }
+
+    private static void checkPort(List<String> problems, String key, int port) {
+        if (port < 0 || port > 65535) {
+            problems.add(key + " must be a TCP port (0..65535), was " + port);
+        }
+    }
+}

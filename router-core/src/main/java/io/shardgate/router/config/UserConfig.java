@@ -1,0 +1,40 @@
+package io.shardgate.router.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.shardgate.protocol.auth.StoredCredential;
+
+/**
+ * A MySQL account clients log in with. The YAML gives either {@code password} or
+ * {@code password_hash} (MySQL's {@code *HEX} stage-two hash, as {@code SELECT PASSWORD('x')}
+ * prints it); the plaintext is hashed while the file is read and never stored.
+ *
+ * @param name the user name clients send
+ * @param credential the password hashes the auth plugins verify against
+ * @param defaultSchema schema selected when the client names none (nullable)
+ */
+public record UserConfig(String name, StoredCredential credential, String defaultSchema) {
+
+    @JsonCreator
+    static UserConfig fromYaml(
+            @JsonProperty("name") String name,
+            @JsonProperty("password") String password,
+            @JsonProperty("password_hash") String passwordHash,
+            @JsonProperty("default_schema") String defaultSchema) {
+        if (name == null || name.isEmpty()) {
+            throw new ConfigException("users[].name is required");
+        }
+        if ((password == null) == (passwordHash == null)) {
+            throw new ConfigException("user '" + name + "': give exactly one of password or password_hash");
+        }
+        StoredCredential credential;
+        try {
+            credential = password != null
+                    ? StoredCredential.fromPassword(password)
+                    : StoredCredential.fromNativeHash(passwordHash);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("user '" + name + "': " + e.getMessage());
+        }
+        return new UserConfig(name, credential, defaultSchema);
+    }
+}

@@ -1,0 +1,33 @@
+package io.shardgate.router.frontend;
+
+import io.netty.handler.ssl.SslContext;
+import io.shardgate.router.backend.BackendConnector;
+import io.shardgate.router.config.HostgroupConfig;
+import io.shardgate.router.config.ServerSettings;
+import java.security.KeyPair;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Everything a client connection's handlers need, wired once at startup and shared by all
+ * connections (all members are immutable or thread-safe).
+ *
+ * @param settings the {@code server} section
+ * @param users accounts clients log in with
+ * @param tls context for CLIENT_SSL upgrades, or null when TLS is off
+ * @param rsaKeys key pair for caching_sha2_password full authentication without TLS
+ * @param rsaPublicKeyPem the public key as clients request it
+ * @param serverVersion version string announced in the handshake
+ * @param connector opens backend connections
+ * @param hostgroup where statements go (one hostgroup until sharding, issue #3)
+ * @param connectionIds source of the connection ids clients see
+ */
+public record FrontendServices(
+        ServerSettings settings,
+        UserDirectory users,
+        SslContext tls,
+        KeyPair rsaKeys,
+        String rsaPublicKeyPem,
+        String serverVersion,
+        BackendConnector connector,
+        HostgroupConfig hostgroup,
+        AtomicInteger connectionIds) {}
