@@ -170,9 +170,12 @@ public final class ResponseScanner {
         int first = in.getUnsignedByte(frameStart + 4);
         switch (expect) {
             case COLUMN_DEFS:
+                return false;
             case PREPARE_PARAMS:
             case PREPARE_COLUMNS:
-                return false;
+                // with CLIENT_DEPRECATE_EOF the last definition ends the response: it completes
+                // only once all of it has arrived
+                return deprecateEof && remaining == 1 && (expect == Expect.PREPARE_COLUMNS || prepareColumns == 0);
             case ROWS:
             case FIELD_LIST:
                 return first == ERR || isTerminator(first, length);
@@ -235,7 +238,10 @@ public final class ResponseScanner {
                     }
                 }
             }
-            case PREPARE_PARAMS_EOF -> prepareColumnsOrComplete();
+            case PREPARE_PARAMS_EOF -> {
+                statusFlags = in.getUnsignedShortLE(payload + 3);
+                prepareColumnsOrComplete();
+            }
             case PREPARE_COLUMNS -> {
                 if (--remaining == 0) {
                     if (!deprecateEof) {
@@ -245,7 +251,10 @@ public final class ResponseScanner {
                     }
                 }
             }
-            case PREPARE_COLUMNS_EOF -> complete(false);
+            case PREPARE_COLUMNS_EOF -> {
+                statusFlags = in.getUnsignedShortLE(payload + 3);
+                complete(false);
+            }
             case IDLE -> throw new IllegalStateException("unreachable: checked by scan");
         }
     }
