@@ -10,6 +10,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.shardgate.protocol.frame.Packet;
+import io.shardgate.protocol.frame.PacketFrameDecoder;
 import io.shardgate.protocol.frame.PacketTooLargeException;
 import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.ErrPacket;
@@ -157,8 +158,13 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
                 refuse(ctx, ErrPacket.of(ErrorCode.ER_HANDSHAKE_ERROR));
                 return;
             }
+            // Clients send their TLS ClientHello right behind the SSLRequest, often in the same read,
+            // so those bytes already sit in the frame decoder. Replacing the decoder with the
+            // SslHandler makes Netty hand its leftover bytes to the SslHandler; a fresh decoder
+            // then frames the decrypted stream.
             SslHandler ssl = services.tls().newHandler(ctx.alloc());
-            ctx.pipeline().addFirst("tls", ssl);
+            ctx.pipeline().replace("frames", "tls", ssl);
+            ctx.pipeline().addAfter("tls", "frames", new PacketFrameDecoder(services.settings().maxAllowedPacket()));
             secure = true;
             return;
         }
