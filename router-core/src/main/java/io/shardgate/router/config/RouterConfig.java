@@ -62,6 +62,9 @@ public record RouterConfig(
     }
 
     private static RouterConfig parse(String yaml, String source) {
+        if (yaml.isBlank()) {
+            throw new ConfigException(source + ": empty configuration");
+        }
         RouterConfig config;
         try {
             config = YAML.readValue(yaml, RouterConfig.class);

@@ -1,0 +1,165 @@
+package io.shardgate.router.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardgate.protocol.auth.StoredCredential;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RouterConfigTest {
+    private static final String MINIMAL = """
+            users:
+              - {name: app, password: secret}
+            hostgroups:
+              - {id: 10, writer: "db1:3307", user: sg, password: pw}
+            """;
+
+    @Test
+    void minimalConfigGetsDocumentedDefaults() {
+        RouterConfig config = RouterConfig.parse(MINIMAL);
+        ServerSettings server = config.server();
+        assertThat(server.bind()).isEqualTo("127.0.0.1");
+        assertThat(server.port()).isEqualTo(6033);
+        assertThat(server.adminPort()).isEqualTo(6032);
+        assertThat(server.httpPort()).isEqualTo(6080);
+        assertThat(server.maxConnections()).isEqualTo(10_000);
+        assertThat(server.maxAllowedPacket()).isEqualTo(64 * 1024 * 1024);
+        assertThat(server.authPlugin()).isEqualTo("mysql_native_password");
+        assertThat(server.tls().enabled()).isTrue();
+        assertThat(config.zookeeper().connect()).isEmpty();
+        assertThat(config.zookeeper().root()).isEqualTo("/shardgate/default");
+        assertThat(config.defaultHostgroup().writerAddress()).isEqualTo(new BackendAddress("db1", 3307));
+    }
+
+    @Test
+    void plaintextPasswordIsHashedOnLoad() {
+        UserConfig user = RouterConfig.parse(MINIMAL).users().get(0);
+        StoredCredential expected = StoredCredential.fromPassword("secret");
+        assertThat(user.credential().nativeHash()).isEqualTo(expected.nativeHash());
+        assertThat(user.credential().sha2Hash()).isEqualTo(expected.sha2Hash());
+        // no component of the record holds the plaintext
+        assertThat(user.toString()).doesNotContain("secret");
+        assertThat(Arrays.toString(user.getClass().getRecordComponents())).doesNotContain("password");
+    }
+
+    @Test
+    void nativeHashUserHasNoSha2Hash() {
+        RouterConfig config = RouterConfig.parse("""
+                users:
+                  - {name: r, password_hash: "*14E65567ABDB5135D0CFD9A70B3032C179A49EE7"}
+                hostgroups:
+                  - {id: 1, writer: h, user: u}
+                """);
+        StoredCredential credential = config.users().get(0).credential();
+        assertThat(credential.nativeHash())
+                .isEqualTo(StoredCredential.fromPassword("secret").nativeHash());
+        assertThat(credential.sha2Hash()).isNull();
+    }
+
+    @Test
+    void unknownKeyIsRejectedWithItsName() {
+        assertThatThrownBy(() -> RouterConfig.parse(MINIMAL + "server: {prot: 1}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("unknown key 'prot'")
+                .hasMessageContaining("server");
+    }
+
+    @Test
+    void everyProblemIsReportedAtOnce() {
+        assertThatThrownBy(() -> RouterConfig.parse("""
+                        server: {port: 70000, auth_plugin: dialog, max_allowed_packet: 10}
+                        users:
+                          - {name: a, password: x}
+                          - {name: a, password: y}
+                        hostgroups:
+                          - {id: 1, writer: "h:0", user: u}
+                          - {id: 1, writer: "h", user: ""}
+                        schemas:
+                          - {name: s, default_hostgroup: 9}
+                        """))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("server.port must be a TCP port")
+                .hasMessageContaining("server.auth_plugin must be one of")
+                .hasMessageContaining("server.max_allowed_packet")
+                .hasMessageContaining("duplicate user 'a'")
+                .hasMessageContaining("duplicate id 1")
+                .hasMessageContaining("'h:0' is not a valid host:port")
+                .hasMessageContaining("hostgroups[id=1].user is required")
+                .hasMessageContaining("schemas.s.default_hostgroup: unknown hostgroup 9");
+    }
+
+    @Test
+    void userNeedsExactlyOnePasswordForm() {
+        assertThatThrownBy(() -> RouterConfig.parse("""
+                        users:
+                          - {name: a}
+                        hostgroups:
+                          - {id: 1, writer: h, user: u}
+                        """))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("user 'a': give exactly one of password or password_hash");
+        assertThatThrownBy(() -> RouterConfig.parse("""
+                        users:
+                          - {name: a, password_hash: "nothex"}
+                        hostgroups:
+                          - {id: 1, writer: h, user: u}
+                        """))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("user 'a'");
+    }
+
+    @Test
+    void emptyAndMissingSectionsAreClearErrors() {
+        assertThatThrownBy(() -> RouterConfig.parse("")).hasMessageContaining("empty configuration");
+        assertThatThrownBy(() -> RouterConfig.parse("server: {}\n"))
+                .hasMessageContaining("at least one user")
+                .hasMessageContaining("at least one hostgroup");
+        assertThatThrownBy(() -> RouterConfig.parse("users: [\n")).hasMessageContaining("not valid YAML");
+    }
+
+    @Test
+    void tlsNeedsBothFilesOrNeither() {
+        assertThatThrownBy(() -> RouterConfig.parse(MINIMAL + "server: {tls: {cert: /a.pem}}\n"))
+                .hasMessageContaining("server.tls: set both cert and key");
+    }
+
+    @Test
+    void defaultHostgroupFollowsTheFirstSchemaThatNamesOne() {
+        RouterConfig config = RouterConfig.parse("""
+                users: [{name: a, password: x}]
+                hostgroups:
+                  - {id: 1, writer: h1, user: u}
+                  - {id: 2, writer: h2, user: u}
+                schemas:
+                  - {name: s, default_hostgroup: 2}
+                """);
+        assertThat(config.defaultHostgroup().id()).isEqualTo(2);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = ';',
+            value = {
+                "db;db;3306",
+                "db:3307;db;3307",
+                "10.0.0.1:13306;10.0.0.1;13306",
+                "[::1]:3310;::1;3310",
+                "[fe80::1];fe80::1;3306"
+            })
+    void parsesBackendAddresses(String text, String host, int port) {
+        BackendAddress address = BackendAddress.parse(text);
+        assertThat(address).isEqualTo(new BackendAddress(host, port));
+        assertThat(BackendAddress.parse(address.toString())).isEqualTo(address);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = ';',
+            value = {":3306", "db:x", "db:70000", "::1", "[::1", "[::1]x"})
+    void rejectsBadBackendAddresses(String text) {
+        assertThatThrownBy(() -> BackendAddress.parse(text)).isInstanceOf(ConfigException.class);
+    }
+}
