@@ -117,7 +117,7 @@ class RouterConfigTest {
         assertThatThrownBy(() -> RouterConfig.parse("server: {}\n"))
                 .hasMessageContaining("at least one user")
                 .hasMessageContaining("at least one hostgroup");
-        assertThatThrownBy(() -> RouterConfig.parse("users: [\n")).hasMessageContaining("not valid YAML");
+        assertThatThrownBy(() -> RouterConfig.parse("users: [\n")).hasMessageContaining("line 2, column 1");
     }
 
     @Test
