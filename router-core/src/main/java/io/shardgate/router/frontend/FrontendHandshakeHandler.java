@@ -164,7 +164,11 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
             // then frames the decrypted stream.
             SslHandler ssl = services.tls().newHandler(ctx.alloc());
             ctx.pipeline().replace("frames", "tls", ssl);
-            ctx.pipeline().addAfter("tls", "frames", new PacketFrameDecoder(services.settings().maxAllowedPacket()));
+            ctx.pipeline()
+                    .addAfter(
+                            "tls",
+                            "frames",
+                            new PacketFrameDecoder(services.settings().maxAllowedPacket()));
             secure = true;
             return;
         }
