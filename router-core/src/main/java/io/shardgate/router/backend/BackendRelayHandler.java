@@ -37,6 +37,8 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     private boolean closing;
     /** Bytes of a frame whose start was relayed but whose end has not arrived. */
     private int pendingSkip;
+    /** The last frame relayed is 0xFFFFFF bytes long: its packet goes on in the next frame. */
+    private boolean continued;
 
     public BackendRelayHandler(RelayTarget target, boolean deprecateEof, String label) {
         this.target = target;
@@ -135,10 +137,11 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         while (i + 4 <= upTo) {
             int length = in.getUnsignedMediumLE(i);
             nextSequenceId = (in.getUnsignedByte(i + 3) + 1) & 0xFF;
+            continued = length == 0xFFFFFF;
             i += 4 + length;
         }
         pendingSkip = Math.max(0, i - upTo);
-        midPacket = pendingSkip > 0 || (i < upTo);
+        midPacket = pendingSkip > 0 || (i < upTo) || continued;
     }
 
     @Override
