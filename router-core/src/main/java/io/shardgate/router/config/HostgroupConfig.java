@@ -14,11 +14,14 @@ import java.util.Objects;
  * @param readers {@code host:port} of replicas
  * @param user backend account
  * @param password backend password (may be empty)
+ * @param pool connection pool settings for each server of the hostgroup
  */
-public record HostgroupConfig(int id, String writer, List<String> readers, String user, String password) {
+public record HostgroupConfig(
+        int id, String writer, List<String> readers, String user, String password, PoolSettings pool) {
     public HostgroupConfig {
         readers = readers == null ? List.of() : List.copyOf(readers);
         password = password == null ? "" : password;
+        pool = pool == null ? PoolSettings.defaults() : pool;
     }
 
     List<String> validate() {
@@ -35,6 +38,7 @@ public record HostgroupConfig(int id, String writer, List<String> readers, Strin
         if (user == null || user.isEmpty()) {
             problems.add(at + ".user is required");
         }
+        problems.addAll(pool.validate(at));
         return problems;
     }
 
