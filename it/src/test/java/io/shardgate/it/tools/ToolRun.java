@@ -1,0 +1,63 @@
+package io.shardgate.it.tools;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/** One finished run of an installed command-line tool (mariadb CLI, sysbench): exit code and output. */
+public record ToolRun(List<String> command, int exitCode, String stdout, String stderr) {
+
+    /** The executable's path when {@code name} is on the PATH. */
+    public static Optional<Path> find(String name) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        for (String dir : path.split(File.pathSeparator)) {
+            Path candidate = Path.of(dir, name);
+            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Runs the command with no input; a run that outlives {@code timeout} is killed and reported as exit -1. */
+    public static ToolRun run(Duration timeout, List<String> command) throws IOException, InterruptedException {
+        Path out = Files.createTempFile("tool-", ".out");
+        Path err = Files.createTempFile("tool-", ".err");
+        try {
+            Process process = new ProcessBuilder(command)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
+                    .start();
+            int exit;
+            if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                exit = process.exitValue();
+            } else {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                exit = -1;
+            }
+            return new ToolRun(
+                    List.copyOf(command),
+                    exit,
+                    Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return String.join(" ", command) + "\nexit " + exitCode + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
+    }
+}
