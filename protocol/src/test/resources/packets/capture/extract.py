@@ -57,3 +57,6 @@ write('com-stmt-close', 'ps', [p for p in ps if p['dir']=='c2s' and p['hex'].sta
 write('deprecate-eof-text-resultset', 'dep', exchange(dep, '0353454c4543542031'), 'CLIENT_DEPRECATE_EOF: no EOF after the column definitions; an OK_Packet with header 0xFE ends the rows.')
 write('deprecate-eof-binary-resultset', 'dep', exchange(dep, '17'), 'CLIENT_DEPRECATE_EOF: COM_STMT_EXECUTE, column count, definitions, 4 binary rows, OK 0xFE.')
 write('deprecate-eof-stmt-prepare-response', 'dep', exchange(dep, '16'), 'CLIENT_DEPRECATE_EOF: COM_STMT_PREPARE_OK and definitions without EOF packets.')
+tt = load('text_types.jsonl')
+HOW['tt'] = 'capture/psclient.py text_types (caps 0x000ea209)'
+write('text-resultset-types', 'tt', exchange(tt, '0353454c454354202a'), 'COM_QUERY "SELECT * FROM types ORDER BY id", column count, 26 column definitions, EOF, 4 text rows, EOF. Table: capture/psclient.py.')

@@ -59,6 +59,11 @@ BASE = LONG_PW | CLIENT_PROTOCOL_41 | SECURE | PLUGIN_AUTH | CONNECT_WITH_DB | T
 if __name__ == '__main__':
     port = int(sys.argv[1])
     deprecate = len(sys.argv) > 2 and sys.argv[2] == 'deprecate_eof'
+    if len(sys.argv) > 2 and sys.argv[2] == 'text_types':
+        c = Conn(port, 'sg', 'secret', 'sgtest', BASE)
+        c.command(b'\x03SELECT * FROM types ORDER BY id'); c.read_until_end(2)
+        c.command(b'\x01')
+        sys.exit(0)
     c = Conn(port, 'sg', 'secret', 'sgtest', BASE | (DEPRECATE_EOF if deprecate else 0))
     def q(sql, eofs=1 if deprecate else 2):
         c.command(b'\x03' + sql.encode()); return c.read_until_end(eofs)
