@@ -1,0 +1,149 @@
+package io.shardgate.sharding.digest;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.List;
+
+/**
+ * A statement's shape: the client's SQL with literals replaced by {@code ?}, whitespace and
+ * comments folded, reserved words upper-cased and {@code IN} lists of literals collapsed to {@code
+ * IN (...)}, plus a 64-bit hash of that text and where each literal was. Statements that differ
+ * only in their literal values share a digest, hence a plan and per-digest statistics.
+ *
+ * <p>Rules of the normalized text: tokens separated by one space, none after {@code (} or {@code
+ * .} nor before {@code )}, {@code ,} or {@code .}; a name stays glued to a following {@code (} as
+ * in the source ({@code COUNT(*)}: MySQL rejects {@code COUNT (*)}); MySQL reserved words are
+ * upper-cased, other identifiers keep their case (table names are case-sensitive on most servers);
+ * {@code NULL}, {@code TRUE}, {@code FALSE} stay keywords; a unary sign before a number belongs to
+ * the literal; {@code /*!NNNNN ...*}{@code /} content is code; trailing semicolons are dropped.
+ *
+ * <p>The hash is FNV-1a 64 over the text's UTF-16 code units finished with MurmurHash3's fmix64.
+ * Equal texts have equal hashes; callers that must not confuse two statements (the plan cache)
+ * also compare {@link #text()}.
+ */
+public final class Digest {
+    private final String sql;
+    private final String text;
+    private final long hash;
+    private final List<Literal> literals;
+    private final int slots;
+    private final int parameters;
+    private final int hints;
+    private final boolean multiStatement;
+    private final List<Integer> listSlots;
+
+    Digest(
+            String sql,
+            String text,
+            long hash,
+            List<Literal> literals,
+            int slots,
+            int parameters,
+            int hints,
+            boolean multiStatement,
+            List<Integer> listSlots) {
+        this.sql = sql;
+        this.text = text;
+        this.hash = hash;
+        this.literals = List.copyOf(literals);
+        this.slots = slots;
+        this.parameters = parameters;
+        this.hints = hints;
+        this.multiStatement = multiStatement;
+        this.listSlots = List.copyOf(listSlots);
+    }
+
+    /** Digests one statement's SQL text in one pass. */
+    public static Digest of(String sql) {
+        return new Normalizer(sql).run();
+    }
+
+    /** The client's SQL, unchanged. */
+    public String sql() {
+        return sql;
+    }
+
+    /** The normalized text. */
+    public String text() {
+        return text;
+    }
+
+    public long hash() {
+        return hash;
+    }
+
+    /** Every literal and placeholder in source order. */
+    public List<Literal> literals() {
+        return literals;
+    }
+
+    /** How many {@code ?} the normalized text has; a collapsed {@code IN (...)} counts as one. */
+    public int slotCount() {
+        return slots;
+    }
+
+    /** Whether slot {@code slot} is a collapsed {@code IN (...)} list. */
+    public boolean isListSlot(int slot) {
+        return listSlots.contains(slot);
+    }
+
+    /** How many prepared-statement placeholders the SQL has. */
+    public int parameterCount() {
+        return parameters;
+    }
+
+    public boolean has(Hint hint) {
+        return (hints & hint.bit()) != 0;
+    }
+
+    /** Whether the text holds more than one statement (a {@code ;} before more tokens). */
+    public boolean multiStatement() {
+        return multiStatement;
+    }
+
+    /**
+     * The text Calcite parses: the normalized text with each {@code IN (...)} written as {@code IN
+     * (?  )}, the same length, so parser positions are offsets into {@link #text()} and the i-th
+     * dynamic parameter is slot i.
+     */
+    public String parseText() {
+        return text.replace("(...)", "(?  )");
+    }
+
+    /** The literal's text exactly as the client wrote it. */
+    public String source(Literal literal) {
+        return sql.substring(literal.start(), literal.end());
+    }
+
+    /**
+     * The literal's value: {@link Long} (or {@link BigInteger} past the long range) for integers,
+     * {@link BigDecimal} for decimals, {@link Double} for floats, {@link String} (escapes decoded,
+     * introducer dropped) for strings, {@code byte[]} for hex and bit literals; placeholders have no
+     * value here ({@code null}): theirs is bound at execution.
+     */
+    public Object value(Literal literal) {
+        String s = source(literal);
+        return switch (literal.kind()) {
+            case INTEGER -> integer(s.replaceAll("\\s", ""));
+            case DECIMAL -> new BigDecimal(s.replaceAll("\\s", ""));
+            case FLOAT -> Double.parseDouble(s.replaceAll("\\s", ""));
+            case STRING -> LiteralValues.string(s);
+            case HEX -> LiteralValues.hex(s);
+            case BIT -> LiteralValues.bits(s);
+            case PARAMETER -> null;
+        };
+    }
+
+    private static Object integer(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return new BigInteger(s);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+}
