@@ -1,7 +1,9 @@
 package io.shardgate.protocol.auth;
 
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * The password hashes a server side needs to authenticate a user without the plaintext:
@@ -21,6 +23,7 @@ public record StoredCredential(byte[] nativeHash, byte[] sha2Hash) {
 
     private static final HexFormat HEX = HexFormat.of().withUpperCase();
     private static final String SHA2_PREFIX = "sha2:";
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
     public StoredCredential {
         checkLength(nativeHash, 20, "nativeHash");
@@ -55,7 +58,7 @@ public record StoredCredential(byte[] nativeHash, byte[] sha2Hash) {
         }
         byte[] nativeHash = null;
         byte[] sha2Hash = null;
-        for (String part : t.split("\\s+")) {
+        for (String part : WHITESPACE.split(t)) {
             if (part.startsWith("*")) {
                 nativeHash = fromNativeHash(part).nativeHash();
             } else if (part.toLowerCase(Locale.ROOT).startsWith(SHA2_PREFIX) && part.length() == 5 + 64) {
@@ -80,6 +83,19 @@ public record StoredCredential(byte[] nativeHash, byte[] sha2Hash) {
             sb.append(sb.length() > 0 ? " " : "").append(SHA2_PREFIX).append(HEX.formatHex(sha2Hash));
         }
         return sb.toString();
+    }
+
+    /** Equal when both hashes have equal bytes. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof StoredCredential other
+                && Arrays.equals(nativeHash, other.nativeHash)
+                && Arrays.equals(sha2Hash, other.sha2Hash);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Arrays.hashCode(nativeHash) + Arrays.hashCode(sha2Hash);
     }
 
     /** Never prints the hashes. */

@@ -30,20 +30,23 @@ public final class LengthEncoded {
         if (first < NULL) {
             return first;
         }
-        switch (first) {
-            case 0xFC:
+        return switch (first) {
+            case 0xFC -> {
                 requireReadable(in, 2);
-                return in.readUnsignedShortLE();
-            case 0xFD:
+                yield in.readUnsignedShortLE();
+            }
+            case 0xFD -> {
                 requireReadable(in, 3);
-                return in.readUnsignedMediumLE();
-            case 0xFE:
+                yield in.readUnsignedMediumLE();
+            }
+            case 0xFE -> {
                 requireReadable(in, 8);
-                return in.readLongLE();
-            default:
+                yield in.readLongLE();
+            }
+            default ->
                 throw new MalformedPacketException(
                         "invalid length-encoded integer prefix 0x" + Integer.toHexString(first));
-        }
+        };
     }
 
     /** Bytes {@link #writeInt} uses for {@code value} (unsigned). */

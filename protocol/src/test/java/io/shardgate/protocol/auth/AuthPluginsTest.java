@@ -23,6 +23,8 @@ class AuthPluginsTest {
                 .isEqualTo("*14E65567ABDB5135D0CFD9A70B3032C179A49EE7 "
                         + "sha2:3881219D087DD9C634373FD33DFA33A2CB6BFC6C520B64B8BB60EF2CEB534AE7");
         StoredCredential back = StoredCredential.parse(text);
+        assertThat(back).isEqualTo(c).hasSameHashCodeAs(c);
+        assertThat(back).isNotEqualTo(StoredCredential.fromPassword("Secret"));
         assertThat(back.nativeHash()).isEqualTo(c.nativeHash());
         assertThat(back.sha2Hash()).isEqualTo(c.sha2Hash());
         assertThat(StoredCredential.parse("").render()).isEmpty();

@@ -37,7 +37,7 @@ class CapturedSessionFramingTest {
                 assertThat(actual).as(name).isEqualTo(expected.payload());
                 out.writeOutbound(p);
             }
-            assertThat((Object) in.readInbound()).isNull();
+            assertThat(in.<Object>readInbound()).isNull();
             ByteBuf reencoded = Unpooled.buffer();
             for (ByteBuf b = out.readOutbound(); b != null; b = out.readOutbound()) {
                 reencoded.writeBytes(b);

@@ -89,7 +89,7 @@ class PacketFrameDecoderTest {
         a.release();
         b.release();
         c.release();
-        assertThat((Object) ch.readInbound()).isNull();
+        assertThat(ch.<Object>readInbound()).isNull();
         assertThat(ch.finish()).isFalse();
     }
 
@@ -162,7 +162,7 @@ class PacketFrameDecoderTest {
         assertThat(p.lastSequenceId()).isEqualTo((254 + frames - 1) & 0xFF);
         assertThat(bytesOf(p)).isEqualTo(payload);
         p.release();
-        assertThat((Object) ch.readInbound()).isNull();
+        assertThat(ch.<Object>readInbound()).isNull();
         assertThat(ch.finish()).isFalse();
     }
 
@@ -228,7 +228,7 @@ class PacketFrameDecoderTest {
         Packet p = ch.readInbound();
         assertThat(bytesOf(p)).containsExactly(4, 2);
         p.release();
-        assertThat((Object) ch.readInbound()).isNull();
+        assertThat(ch.<Object>readInbound()).isNull();
         assertThat(ch.finish()).isFalse();
     }
 
@@ -238,7 +238,7 @@ class PacketFrameDecoderTest {
         ByteBuf wire = framed(0, pattern(MAX + 100));
         ch.writeInbound(wire.readRetainedSlice(MAX + 4 + 10));
         wire.release();
-        assertThat((Object) ch.readInbound()).isNull();
+        assertThat(ch.<Object>readInbound()).isNull();
         // PARANOID leak detection reports the composite if handlerRemoved does not release it
         assertThat(ch.finish()).isFalse();
     }
