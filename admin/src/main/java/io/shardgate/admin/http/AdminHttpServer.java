@@ -51,6 +51,7 @@ public final class AdminHttpServer implements AutoCloseable {
     /** A version is at most {@code ZkRuleStore.MAX_VERSION_BYTES}; JSON escaping can double it. */
     private static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+    private static final String TEXT = "text/plain; charset=utf-8";
     private static final Set<String> PATHS = Set.of("/health", "/ready", "/metrics", "/api/config", "/api/status");
     private static final Logger log = LoggerFactory.getLogger(AdminHttpServer.class);
 
@@ -151,25 +152,24 @@ public final class AdminHttpServer implements AutoCloseable {
             exchange.getResponseHeaders().set("Allow", path.equals("/api/config") ? "GET, PUT" : "GET");
             return sendJson(exchange, 405, ConfigJson.error(method + " is not allowed on " + path));
         }
-        switch (path) {
-            case "/health":
-                return sendText(exchange, 200, "text/plain; charset=utf-8", "ok\n");
-            case "/ready":
-                Optional<ConfigVersion> loaded = store.current();
-                return loaded.isPresent()
-                        ? sendText(
-                                exchange,
-                                200,
-                                "text/plain; charset=utf-8",
-                                "ready: config version " + loaded.get().number() + "\n")
-                        : sendText(exchange, 503, "text/plain; charset=utf-8", "not ready: no config version loaded\n");
-            case "/metrics":
-                return sendText(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());
-            case "/api/status":
-                return status(exchange);
-            default:
-                return put ? putConfig(exchange) : getConfig(exchange);
-        }
+        return switch (path) {
+            case "/health" -> sendText(exchange, 200, TEXT, "ok\n");
+            case "/ready" -> ready(exchange);
+            case "/metrics" -> sendText(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());
+            case "/api/status" -> status(exchange);
+            default -> put ? putConfig(exchange) : getConfig(exchange);
+        };
+    }
+
+    private int ready(HttpExchange exchange) throws IOException {
+        Optional<ConfigVersion> loaded = store.current();
+        return loaded.isPresent()
+                ? sendText(
+                        exchange,
+                        200,
+                        TEXT,
+                        "ready: config version " + loaded.get().number() + "\n")
+                : sendText(exchange, 503, TEXT, "not ready: no config version loaded\n");
     }
 
     private int getConfig(HttpExchange exchange) throws IOException {

@@ -85,8 +85,7 @@ final class ConfigJson {
         if (documents == null || !documents.isObject()) {
             problems.add("\"documents\" must be an object of section name to document");
         } else {
-            for (Iterator<Map.Entry<String, JsonNode>> it = documents.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : documents.properties()) {
                 sections.put(e.getKey(), documentText(e.getValue()));
             }
         }

@@ -97,7 +97,8 @@ final class RouterRegistry implements AutoCloseable {
         if (node != null) {
             try {
                 node.close();
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
+                // the session is gone already (client closed): so is the ephemeral node
                 log.warn("closing router registration: {}", e.toString());
             }
             node = null;
