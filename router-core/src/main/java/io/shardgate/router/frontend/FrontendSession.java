@@ -263,9 +263,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
                 awaitingClient = true;
                 ctx.writeAndFlush(frame(++sequenceId, out -> out.writeBytes(send.payload())), ctx.voidPromise());
             } else if (step instanceof ClientAuthentication.Denied denied) {
-                ctx.writeAndFlush(frame(++sequenceId, denied.error()::write)).addListener(ChannelFutureListener.CLOSE);
-                closed = true;
-                changeUser = null;
+                closeWith(frame(++sequenceId, denied.error()::write));
             } else if (step instanceof ClientAuthentication.Success success) {
                 if (success.fastAuthMarker()) {
                     ctx.write(frame(++sequenceId, out -> out.writeByte(0x01).writeByte(0x03)), ctx.voidPromise());
@@ -307,9 +305,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
                 // the backend's ERR (e.g. unknown database), renumbered for the client
                 ByteBuf copy = response.retainedDuplicate();
                 copy.setByte(copy.readerIndex() + 3, ++sequenceId);
-                ctx.writeAndFlush(copy).addListener(ChannelFutureListener.CLOSE);
-                closed = true;
-                changeUser = null;
+                closeWith(copy);
                 return;
             }
             nextReset();
@@ -326,6 +322,18 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
 
     private ByteBuf frame(int sequenceId, Consumer<ByteBuf> payload) {
         return PacketWriter.frame(ctx.alloc(), sequenceId, 64, payload);
+    }
+
+    /**
+     * Sends {@code lastPacket} (an ERR) and closes the client and the backend connection; the
+     * backend must be closed here because {@link #channelInactive} skips a session already closed.
+     */
+    private void closeWith(ByteBuf lastPacket) {
+        changeUser = null;
+        closed = true;
+        releaseWaiting();
+        relay.closeQuietly(backend.channel());
+        ctx.writeAndFlush(lastPacket).addListener(ChannelFutureListener.CLOSE);
     }
 
     private void close() {
