@@ -1,0 +1,250 @@
+package io.shardgate.sharding.plan;
+
+import io.shardgate.sharding.plan.MergeSpec.Aggregate;
+import io.shardgate.sharding.plan.MergeSpec.Column;
+import io.shardgate.sharding.plan.MergeSpec.SortKey;
+import io.shardgate.sharding.rule.Role;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlDynamicParam;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlOrderBy;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.parser.SqlParserPos;
+
+/**
+ * Builds the shard SQL and the {@link MergeSpec} of a SELECT that may run on several hostgroups:
+ * AVG split into SUM and a hidden COUNT, ORDER BY and GROUP BY keys that are not selected added as
+ * hidden columns, LIMIT pushed down as offset+count (or removed when groups span shards). Anything
+ * the merge cannot reproduce exactly is refused with the reason.
+ */
+final class MergePlanner {
+    private final String text;
+    private final Placement placement;
+    private final List<SqlTemplate.Edit> edits = new ArrayList<>();
+    private final List<String> hidden = new ArrayList<>();
+
+    MergePlanner(String text, Placement placement) {
+        this.text = text;
+        this.placement = placement;
+    }
+
+    Planned plan(SqlSelect select, SqlOrderBy orderBy, Role role, Route route) {
+        try {
+            return build(select, orderBy, role, route);
+        } catch (Unsupported e) {
+            return Planned.of(StatementKind.SELECT, role, Route.Refuse.notSupported(e.getMessage()));
+        }
+    }
+
+    private Planned build(SqlSelect select, SqlOrderBy orderBy, Role role, Route route) {
+        SqlNodeList items = select.getSelectList();
+        boolean star = items.stream().anyMatch(i -> i instanceof SqlIdentifier id && id.isStar());
+        List<SqlNode> group =
+                select.getGroup() == null ? List.of() : select.getGroup().getList();
+        boolean shardLocal = !group.isEmpty() && group.stream().anyMatch(this::isShardingKey);
+        List<Aggregate> aggregates = new ArrayList<>();
+        List<Column> groupColumns = new ArrayList<>();
+        boolean merging = !shardLocal && (!group.isEmpty() || items.stream().anyMatch(i -> aggregate(i) != null));
+        if (merging) {
+            if (select.getHaving() != null) {
+                throw new Unsupported("HAVING with GROUP BY that is not on the sharding key");
+            }
+            for (SqlNode g : group) {
+                groupColumns.add(column(g, items, star, false));
+            }
+            for (int i = 0; i < items.size(); i++) {
+                SqlCall agg = aggregate(items.get(i));
+                if (agg != null) {
+                    aggregates.add(aggregateOf(agg, i, star));
+                    continue;
+                }
+                SqlNode plain = unalias(items.get(i));
+                if (group.stream().noneMatch(g -> g.equalsDeep(plain, org.apache.calcite.util.Litmus.IGNORE))) {
+                    throw new Unsupported("select item " + source(items.get(i)) + " is neither aggregated nor grouped");
+                }
+            }
+        }
+        List<SortKey> sort = new ArrayList<>();
+        if (orderBy != null) {
+            for (SqlNode o : orderBy.orderList) {
+                boolean desc = o.getKind() == SqlKind.DESCENDING;
+                SqlNode e = desc ? ((SqlCall) o).operand(0) : o;
+                if (e.getKind() == SqlKind.NULLS_FIRST || e.getKind() == SqlKind.NULLS_LAST) {
+                    throw new Unsupported("NULLS FIRST/LAST");
+                }
+                if (e instanceof SqlDynamicParam || e instanceof SqlLiteral) {
+                    throw new Unsupported("ORDER BY a column position on several shards (name the column)");
+                }
+                Column c = column(e, items, star, merging || select.isDistinct());
+                sort.add(new SortKey(c, desc));
+            }
+        }
+        int offset = -1;
+        int count = -1;
+        if (orderBy != null && orderBy.fetch != null) {
+            if (!(orderBy.fetch instanceof SqlDynamicParam fetch)
+                    || (orderBy.offset != null && !(orderBy.offset instanceof SqlDynamicParam))) {
+                throw new Unsupported("LIMIT that is not a number");
+            }
+            count = fetch.getIndex();
+            offset = orderBy.offset == null ? -1 : ((SqlDynamicParam) orderBy.offset).getIndex();
+            limit(orderBy, merging, offset, count);
+        }
+        if (!hidden.isEmpty()) {
+            SqlParserPos last = items.get(items.size() - 1).getParserPosition();
+            int end = last.getEndColumnNum();
+            edits.add(new SqlTemplate.Edit(end, end, List.of(new ShardSql.Text(", " + String.join(", ", hidden)))));
+        }
+        edits.sort((a, b) -> Integer.compare(a.start(), b.start()));
+        ShardSql scatter = edits.isEmpty()
+                ? new ShardSql.Verbatim()
+                : new ShardSql.Template(new SqlTemplate(text).segments(0, text.length(), edits));
+        MergeSpec merge =
+                new MergeSpec(sort, groupColumns, aggregates, select.isDistinct(), offset, count, hidden.size(), false);
+        return new Planned(StatementKind.SELECT, role, route, new ShardSql.Verbatim(), scatter, merge);
+    }
+
+    private void limit(SqlOrderBy orderBy, boolean merging, int offset, int count) {
+        int first =
+                orderBy.offset != null ? Math.min(start(orderBy.offset), start(orderBy.fetch)) : start(orderBy.fetch);
+        int keyword = text.lastIndexOf(" LIMIT ", first);
+        int end = Math.max(end(orderBy.fetch), orderBy.offset == null ? 0 : end(orderBy.offset));
+        if (keyword < 0) {
+            throw new Unsupported("LIMIT syntax");
+        }
+        if (merging) {
+            // groups span shards: each shard must return all its groups; the merge applies LIMIT
+            edits.add(new SqlTemplate.Edit(keyword, end, List.of()));
+        } else if (offset >= 0) {
+            edits.add(new SqlTemplate.Edit(
+                    keyword, end, List.of(new ShardSql.Text(" LIMIT "), new ShardSql.LimitSum(offset, count))));
+        }
+    }
+
+    private Aggregate aggregateOf(SqlCall call, int index, boolean star) {
+        String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
+        boolean distinct = call.getFunctionQuantifier() != null
+                && call.getFunctionQuantifier().toValue().equalsIgnoreCase("DISTINCT");
+        if (distinct && !name.equals("MIN") && !name.equals("MAX")) {
+            throw new Unsupported(name + "(DISTINCT) on several shards");
+        }
+        Column at = star ? hiddenColumn(source(call)) : new Column(index, false);
+        switch (name) {
+            case "COUNT":
+                return new Aggregate(MergeSpec.Function.COUNT, at, null);
+            case "SUM":
+                return new Aggregate(MergeSpec.Function.SUM, at, null);
+            case "MIN":
+                return new Aggregate(MergeSpec.Function.MIN, at, null);
+            case "MAX":
+                return new Aggregate(MergeSpec.Function.MAX, at, null);
+            default: {
+                String src = source(call); // AVG(x): shards return SUM(x) here and COUNT(x) hidden
+                String args = src.substring(src.indexOf('('));
+                if (args.contains("?") || args.contains("(...)")) {
+                    throw new Unsupported("AVG over an expression with literals on several shards");
+                }
+                if (star) {
+                    hidden.set(at.index(), "SUM" + args);
+                } else {
+                    int s = start(call);
+                    edits.add(new SqlTemplate.Edit(s, s + 3, List.of(new ShardSql.Text("SUM"))));
+                }
+                return new Aggregate(MergeSpec.Function.AVG, at, hiddenColumn("COUNT" + args));
+            }
+        }
+    }
+
+    /** The shard column holding {@code e}: a selected item, else a hidden column added for it. */
+    private Column column(SqlNode e, SqlNodeList items, boolean star, boolean mustBeSelected) {
+        for (int i = 0; i < items.size(); i++) {
+            SqlNode item = items.get(i);
+            boolean byAlias = item.getKind() == SqlKind.AS
+                    && e instanceof SqlIdentifier id
+                    && id.isSimple()
+                    && ((SqlIdentifier) ((SqlBasicCall) item).operand(1))
+                            .getSimple()
+                            .equalsIgnoreCase(id.getSimple());
+            if (byAlias || unalias(item).equalsDeep(e, org.apache.calcite.util.Litmus.IGNORE)) {
+                return star ? hiddenColumn(source(unalias(item))) : new Column(i, false);
+            }
+        }
+        if (mustBeSelected) {
+            throw new Unsupported("ORDER BY " + source(e) + " must be a selected column with DISTINCT, GROUP BY or"
+                    + " aggregates on several shards");
+        }
+        return hiddenColumn(source(e));
+    }
+
+    private Column hiddenColumn(String expression) {
+        if (expression.contains("?") || expression.contains("(...)")) {
+            throw new Unsupported("sort or group key with literals that is not selected (" + expression + ")");
+        }
+        hidden.add(expression);
+        return new Column(hidden.size() - 1, true);
+    }
+
+    private boolean isShardingKey(SqlNode node) {
+        Placement.ColumnRef c = placement.column(node);
+        return c != null
+                && c.table().rule().sharded()
+                && c.table().rule().keyed().column().equalsIgnoreCase(c.column());
+    }
+
+    private static SqlCall aggregate(SqlNode item) {
+        SqlNode e = unalias(item);
+        if (e instanceof SqlCall call && call.getOperator() != null) {
+            String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
+            if (List.of("COUNT", "SUM", "MIN", "MAX", "AVG").contains(name)) {
+                return call;
+            }
+        }
+        if (e instanceof SqlCall call && containsAggregate(call)) {
+            throw new Unsupported("expression over an aggregate (" + call + ") on several shards");
+        }
+        return null;
+    }
+
+    private static boolean containsAggregate(SqlCall call) {
+        for (SqlNode operand : call.getOperandList()) {
+            if (operand instanceof SqlCall c) {
+                String name = c.getOperator().getName().toUpperCase(Locale.ROOT);
+                if (List.of("COUNT", "SUM", "MIN", "MAX", "AVG").contains(name) || containsAggregate(c)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static SqlNode unalias(SqlNode item) {
+        return item.getKind() == SqlKind.AS ? ((SqlBasicCall) item).operand(0) : item;
+    }
+
+    private String source(SqlNode node) {
+        return text.substring(start(node), end(node));
+    }
+
+    private static int start(SqlNode node) {
+        return node.getParserPosition().getColumnNum() - 1;
+    }
+
+    private static int end(SqlNode node) {
+        return node.getParserPosition().getEndColumnNum();
+    }
+
+    /** A construct the merge cannot reproduce; becomes a Refuse with this message. */
+    private static final class Unsupported extends RuntimeException {
+        Unsupported(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

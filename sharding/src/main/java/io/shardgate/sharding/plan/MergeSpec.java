@@ -1,0 +1,66 @@
+package io.shardgate.sharding.plan;
+
+import java.util.List;
+
+/**
+ * How the results of several targets become one result; unused when a plan runs on one target.
+ * Rows of shard results have the client's columns first and {@code hiddenColumns} extra columns
+ * last (ORDER BY or GROUP BY keys not selected, COUNTs of split AVGs), which the merge drops.
+ *
+ * <p>Order of operations: group rows by {@code groupBy} combining {@code aggregates} (all rows are
+ * one group when there are aggregates and no keys), apply DISTINCT on the client's columns, sort by
+ * {@code orderBy} (a k-way merge when shards already sort), skip {@code offset} then keep {@code
+ * count} rows. For DML, {@code sumAffectedRows} adds the targets' affected-row counts.
+ *
+ * @param offset slot of the LIMIT offset, or -1
+ * @param count slot of the LIMIT row count, or -1 (no LIMIT)
+ */
+public record MergeSpec(
+        List<SortKey> orderBy,
+        List<Column> groupBy,
+        List<Aggregate> aggregates,
+        boolean distinct,
+        int offset,
+        int count,
+        int hiddenColumns,
+        boolean sumAffectedRows) {
+
+    public static final MergeSpec CONCAT = new MergeSpec(List.of(), List.of(), List.of(), false, -1, -1, 0, false);
+    public static final MergeSpec AFFECTED_ROWS =
+            new MergeSpec(List.of(), List.of(), List.of(), false, -1, -1, 0, true);
+
+    public MergeSpec {
+        orderBy = List.copyOf(orderBy);
+        groupBy = List.copyOf(groupBy);
+        aggregates = List.copyOf(aggregates);
+    }
+
+    /**
+     * A column of the shard result rows: {@code index} from the start, or, when {@code fromEnd},
+     * from the start of the hidden columns (the client's column count may be unknown: {@code *}).
+     */
+    public record Column(int index, boolean fromEnd) {
+        @Override
+        public String toString() {
+            return fromEnd ? "hidden#" + (index + 1) : "#" + (index + 1);
+        }
+    }
+
+    /** One ORDER BY key; MySQL orders NULL first ascending, last descending. */
+    public record SortKey(Column column, boolean descending) {}
+
+    /**
+     * One aggregate select item: COUNT is merged as the sum of the shards' counts; SUM, MIN, MAX
+     * as their sum/min/max ignoring NULLs (NULL when every shard has NULL); AVG as the sum of the
+     * shards' SUMs (at {@code column}) divided by the sum of their COUNTs (at {@code countColumn}).
+     */
+    public record Aggregate(Function function, Column column, Column countColumn) {}
+
+    public enum Function {
+        COUNT,
+        SUM,
+        MIN,
+        MAX,
+        AVG
+    }
+}

@@ -1,0 +1,149 @@
+package io.shardgate.sharding.plan;
+
+import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.rule.Role;
+import io.shardgate.sharding.rule.RuleSnapshot;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.avatica.util.Casing;
+import org.apache.calcite.avatica.util.Quoting;
+import org.apache.calcite.sql.SqlDelete;
+import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlUpdate;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.parser.babel.SqlBabelParserImpl;
+import org.apache.calcite.sql.validate.SqlConformanceEnum;
+
+/**
+ * Turns a statement digest into a {@link Plan}: which hostgroups run it, the SQL each receives and
+ * how their results merge.
+ *
+ * <p>Design. Planning runs only on a plan-cache miss ({@link PlanCache}); a plan is reused for every
+ * statement with the same normalized text, so it may depend on the text, the schema and the rule
+ * version, never on literal values: routes name slots ({@code ?} positions), and values are applied
+ * per execution by {@link Route#targets}. Calcite's Babel parser (MySQL conformance, back-tick
+ * quoting, case kept) parses the normalized text, whose single line makes parser columns offsets
+ * into it; rewrites are edits of that text filled back with the client's literal text. What Calcite
+ * cannot parse (SET, SHOW, DDL, vendor syntax) goes through {@link StatementClassifier}'s explicit
+ * token rules. Suffixes Calcite lacks ({@code FOR UPDATE}, {@code LOCK IN SHARE MODE}, {@code ON
+ * DUPLICATE KEY UPDATE}, a DML {@code LIMIT ?}) are cut before parsing and kept in the SQL sent.
+ *
+ * <p>Invariant: when the planner is not sure a plan gives MySQL's answer it returns a {@link
+ * Route.Refuse} (ER_NOT_SUPPORTED_YET with the reason), never a guess. Stateless and thread-safe.
+ */
+public final class Planner {
+    private static final SqlParser.Config PARSER = SqlParser.config()
+            .withParserFactory(SqlBabelParserImpl.FACTORY)
+            .withConformance(SqlConformanceEnum.MYSQL_5)
+            .withQuoting(Quoting.BACK_TICK)
+            .withUnquotedCasing(Casing.UNCHANGED)
+            .withQuotedCasing(Casing.UNCHANGED)
+            .withCaseSensitive(false);
+    private static final Pattern LOCKING = Pattern.compile(
+            " (?:FOR UPDATE|FOR SHARE|LOCK IN SHARE MODE)(?: NOWAIT| SKIP LOCKED)?$", Pattern.CASE_INSENSITIVE);
+    private static final Pattern ON_DUPLICATE = Pattern.compile(" ON DUPLICATE KEY UPDATE (.*)$");
+    private static final Pattern DML_LIMIT = Pattern.compile(" LIMIT \\?$");
+
+    /** Plans one statement for a session whose current schema is {@code schema} (may be null). */
+    public Plan plan(Digest digest, String schema, RuleSnapshot rules) {
+        Planned p = planned(digest, schema, rules);
+        return new Plan(
+                new PlanKey(rules.version(), schema, digest.hash()),
+                digest.text(),
+                p.kind(),
+                p.role(),
+                p.route(),
+                p.sql(),
+                p.scatterSql(),
+                p.merge(),
+                new PlanStats());
+    }
+
+    private Planned planned(Digest digest, String schema, RuleSnapshot rules) {
+        String text = digest.text();
+        if (text.isEmpty()) {
+            return Planned.of(
+                    StatementKind.OTHER, Role.WRITER, new Route.Refuse(ErrorCode.ER_EMPTY_QUERY, "Query was empty"));
+        }
+        if (digest.multiStatement()) {
+            return Planned.refuse(StatementKind.OTHER, "several statements in one query");
+        }
+        if (schema != null && rules.schema(schema) == null) {
+            return Planned.of(
+                    StatementKind.OTHER,
+                    Role.WRITER,
+                    new Route.Refuse(ErrorCode.ER_BAD_DB_ERROR, "Unknown database '" + schema + "'"));
+        }
+        String first = StatementClassifier.firstWord(text);
+        String parseText = digest.parseText();
+        QueryPlanner queries = new QueryPlanner(rules, schema, text);
+        try {
+            switch (first) {
+                case "SELECT":
+                case "WITH":
+                case "": {
+                    Matcher lock = LOCKING.matcher(parseText);
+                    boolean locking = lock.find();
+                    SqlNode node = parse(locking ? parseText.substring(0, lock.start()) : parseText);
+                    return queries.select(node, locking);
+                }
+                case "INSERT":
+                case "REPLACE":
+                    return insert(parseText, first.equals("REPLACE"), queries);
+                case "UPDATE":
+                case "DELETE": {
+                    Matcher limit = DML_LIMIT.matcher(parseText);
+                    boolean limited = limit.find();
+                    SqlNode node = parse(limited ? parseText.substring(0, limit.start()) : parseText);
+                    if (node.getKind() == SqlKind.UPDATE) {
+                        return queries.update((SqlUpdate) node, limited);
+                    }
+                    return node.getKind() == SqlKind.DELETE
+                            ? queries.delete((SqlDelete) node, limited)
+                            : new StatementClassifier(rules, schema, text).classify("not a single-table " + first);
+                }
+                default:
+                    return new StatementClassifier(rules, schema, text).classify("not parsed");
+            }
+        } catch (SqlParseException e) {
+            String message =
+                    e.getMessage() == null ? "parse error" : e.getMessage().split("\n", 2)[0];
+            return new StatementClassifier(rules, schema, text).classify(message);
+        }
+    }
+
+    private Planned insert(String parseText, boolean replace, QueryPlanner queries) throws SqlParseException {
+        Matcher dup = ON_DUPLICATE.matcher(parseText);
+        boolean upsert = dup.find();
+        String assignments = upsert ? dup.group(1) : "";
+        String head = upsert ? parseText.substring(0, dup.start()) : parseText;
+        if (replace) {
+            head = "INSERT " + head.substring("REPLACE".length()); // same length: parser columns still match
+        }
+        SqlNode node = parse(head);
+        if (!(node instanceof SqlInsert insert)) {
+            return Planned.refuse(StatementKind.INSERT, "unrecognized INSERT form");
+        }
+        Planned planned = queries.insert(insert, replace);
+        if (upsert && planned.route() instanceof Route.SplitInsert split) {
+            String key = split.table().keyed().column();
+            if (Pattern.compile("(?i)(^|[ .`])" + Pattern.quote(key) + "`? =")
+                    .matcher(assignments)
+                    .find()) {
+                return Planned.refuse(
+                        StatementKind.INSERT,
+                        "ON DUPLICATE KEY UPDATE of the sharding key " + key + " of "
+                                + split.table().name() + " would move rows between shards");
+            }
+        }
+        return planned;
+    }
+
+    private static SqlNode parse(String sql) throws SqlParseException {
+        return SqlParser.create(sql, PARSER).parseStmt();
+    }
+}

@@ -1,0 +1,244 @@
+package io.shardgate.sharding.plan;
+
+import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.sharding.rule.Role;
+import io.shardgate.sharding.rule.RuleSnapshot;
+import io.shardgate.sharding.rule.SchemaRule;
+import io.shardgate.sharding.rule.SingleStrategy;
+import io.shardgate.sharding.rule.TableRule;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlDelete;
+import org.apache.calcite.sql.SqlDynamicParam;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlOrderBy;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlUpdate;
+
+/**
+ * Plans SELECT, INSERT, UPDATE and DELETE from Calcite's parse of the normalized text: resolves
+ * tables to rules, picks the route ({@link Placement}) and, for routes that may reach several
+ * hostgroups, the shard SQL and the merge ({@link MergePlanner}). One instance per statement.
+ */
+final class QueryPlanner {
+    private static final Set<String> SYSTEM_SCHEMAS =
+            Set.of("information_schema", "mysql", "performance_schema", "sys");
+
+    private final RuleSnapshot rules;
+    private final SchemaRule schema;
+    private final String schemaName;
+    private final String text;
+    private final int defaultHostgroup;
+    private String resolveError;
+    private ErrorCode resolveCode = ErrorCode.ER_NOT_SUPPORTED_YET;
+
+    QueryPlanner(RuleSnapshot rules, String schemaName, String text) {
+        this.rules = rules;
+        this.schemaName = schemaName;
+        this.schema = rules.schema(schemaName);
+        this.text = text;
+        this.defaultHostgroup =
+                schema != null ? schema.defaultHostgroup() : rules.hostgroups().first();
+    }
+
+    /** {@code locking}: the text ended in FOR UPDATE / LOCK IN SHARE MODE (stripped before parsing). */
+    Planned select(SqlNode node, boolean locking) {
+        Role role = locking ? Role.WRITER : Role.READER;
+        SqlOrderBy orderBy = node instanceof SqlOrderBy o ? o : null;
+        SqlNode query = orderBy != null ? orderBy.query : node;
+        TableCollector tables = new TableCollector(this::resolve);
+        if (query instanceof SqlSelect select) {
+            tables.select(select, false);
+        } else {
+            tables.expressions(query); // UNION and friends: every table is "nested"
+        }
+        if (resolveError != null) {
+            return Planned.of(StatementKind.SELECT, role, new Route.Refuse(resolveCode, resolveError));
+        }
+        Placement placement = new Placement(tables.refs, schema);
+        List<SqlNode> where = query instanceof SqlSelect s ? Placement.conjuncts(s.getWhere()) : List.of();
+        Route route = placement.route(tables.joinConditions, where, false, defaultHostgroup);
+        if (tables.unsupported() != null && !singleHost(route)) {
+            route = Route.Refuse.notSupported(
+                    tables.unsupported() + " over sharded or broadcast tables is not" + " supported yet");
+        }
+        if (!(query instanceof SqlSelect) && !singleHost(route)) {
+            route = Route.Refuse.notSupported(query.getKind().sql + " over sharded tables is not supported yet");
+        }
+        if (singleHost(route) || route instanceof Route.Refuse) {
+            return Planned.of(StatementKind.SELECT, role, route);
+        }
+        return new MergePlanner(text, placement).plan((SqlSelect) query, orderBy, role, route);
+    }
+
+    Planned update(SqlUpdate update, boolean limited) {
+        TableRef target = resolve((SqlIdentifier) update.getTargetTable(), false);
+        if (resolveError != null) {
+            return Planned.of(StatementKind.UPDATE, Role.WRITER, new Route.Refuse(resolveCode, resolveError));
+        }
+        if (target.rule().sharded()) {
+            String key = target.rule().keyed().column();
+            for (SqlNode column : update.getTargetColumnList()) {
+                if (((SqlIdentifier) column)
+                        .names
+                        .get(((SqlIdentifier) column).names.size() - 1)
+                        .equalsIgnoreCase(key)) {
+                    return Planned.refuse(
+                            StatementKind.UPDATE,
+                            "UPDATE of the sharding key " + key + " of "
+                                    + target.rule().name() + " would move rows between shards");
+                }
+            }
+        }
+        String alias = update.getAlias() != null
+                ? update.getAlias().getSimple()
+                : target.rule().name();
+        return dml(
+                StatementKind.UPDATE, target, alias, update.getCondition(), update.getSourceExpressionList(), limited);
+    }
+
+    Planned delete(SqlDelete delete, boolean limited) {
+        TableRef target = resolve((SqlIdentifier) delete.getTargetTable(), false);
+        if (resolveError != null) {
+            return Planned.of(StatementKind.DELETE, Role.WRITER, new Route.Refuse(resolveCode, resolveError));
+        }
+        String alias = delete.getAlias() != null
+                ? delete.getAlias().getSimple()
+                : target.rule().name();
+        return dml(StatementKind.DELETE, target, alias, delete.getCondition(), null, limited);
+    }
+
+    private Planned dml(
+            StatementKind kind,
+            TableRef target,
+            String alias,
+            SqlNode condition,
+            SqlNodeList sources,
+            boolean limited) {
+        TableCollector tables = new TableCollector(this::resolve);
+        tables.refs.add(new TableRef(target.rule(), alias, false));
+        tables.expressions(condition);
+        tables.expressions(sources);
+        if (resolveError != null) {
+            return Planned.of(kind, Role.WRITER, new Route.Refuse(resolveCode, resolveError));
+        }
+        Placement placement = new Placement(tables.refs, schema);
+        Route route = placement.route(List.of(), Placement.conjuncts(condition), true, defaultHostgroup);
+        if (tables.unsupported() != null && !singleHost(route)) {
+            route = Route.Refuse.notSupported(tables.unsupported() + " in " + kind + " of a sharded table");
+        }
+        boolean oneTarget =
+                route instanceof Route.OneHostgroup || (route instanceof Route.ByKey k && !isList(k.slot()));
+        if (limited && !oneTarget && !(route instanceof Route.Refuse)) {
+            route = Route.Refuse.notSupported(kind + " with LIMIT on several shards");
+        }
+        return Planned.of(kind, Role.WRITER, route);
+    }
+
+    Planned insert(SqlInsert insert, boolean replace) {
+        StatementKind kind = StatementKind.INSERT;
+        String verb = replace ? "REPLACE" : "INSERT";
+        TableRef target = resolve((SqlIdentifier) insert.getTargetTable(), false);
+        if (resolveError != null) {
+            return Planned.of(kind, Role.WRITER, new Route.Refuse(resolveCode, resolveError));
+        }
+        SqlNode source = insert.getSource();
+        if (source.getKind() != SqlKind.VALUES) {
+            TableCollector tables = new TableCollector(this::resolve);
+            tables.refs.add(target);
+            tables.expressions(source);
+            Route route = new Placement(tables.refs, schema).route(List.of(), List.of(), true, defaultHostgroup);
+            if (resolveError != null || !(route instanceof Route.OneHostgroup)) {
+                return Planned.refuse(
+                        kind, verb + " ... SELECT is supported only when every table is on one" + " hostgroup");
+            }
+            return Planned.of(kind, Role.WRITER, route);
+        }
+        TableRule rule = target.rule();
+        if (!rule.sharded()) {
+            Route route = rule.strategy() instanceof SingleStrategy s
+                    ? new Route.OneHostgroup(s.hostgroup(), "table " + rule.name())
+                    : new Route.Broadcast(rule.strategy().hostgroups(), true);
+            return Planned.of(kind, Role.WRITER, route);
+        }
+        String key = rule.keyed().column();
+        SqlNodeList columns = insert.getTargetColumnList();
+        if (columns == null) {
+            return Planned.refuse(kind, verb + " into sharded table " + rule.name() + " needs a column list");
+        }
+        int keyIndex = -1;
+        for (int i = 0; i < columns.size(); i++) {
+            if (((SqlIdentifier) columns.get(i)).getSimple().equalsIgnoreCase(key)) {
+                keyIndex = i;
+            }
+        }
+        if (keyIndex < 0) {
+            return Planned.refuse(
+                    kind,
+                    verb + " into " + rule.name() + " without its sharding key " + key
+                            + " (key generation is not supported yet)");
+        }
+        List<Integer> keySlots = new ArrayList<>();
+        for (SqlNode row : ((SqlBasicCall) source).getOperandList()) {
+            SqlNode value = ((SqlBasicCall) row).operand(keyIndex);
+            if (!(value instanceof SqlDynamicParam p) || isList(p.getIndex())) {
+                return Planned.refuse(
+                        kind,
+                        "the sharding key " + key + " of every row of " + verb + " INTO " + rule.name()
+                                + " must be a literal or a parameter");
+            }
+            keySlots.add(p.getIndex());
+        }
+        ShardSql split = InsertSplitter.split(text);
+        if (split == null) {
+            return Planned.refuse(kind, "cannot locate the VALUES rows of " + verb + " INTO " + rule.name());
+        }
+        Route route = new Route.SplitInsert(rule, keySlots);
+        return new Planned(kind, Role.WRITER, route, new ShardSql.Verbatim(), split, MergeSpec.AFFECTED_ROWS);
+    }
+
+    private boolean isList(int slot) {
+        // a collapsed IN list is the only "(...)" of the text; slots are numbered in text order
+        SqlTemplate t = new SqlTemplate(text);
+        int at = text.indexOf("(...)");
+        while (at >= 0) {
+            if (t.slotsBefore(at) == slot) {
+                return true;
+            }
+            at = text.indexOf("(...)", at + 1);
+        }
+        return false;
+    }
+
+    private static boolean singleHost(Route route) {
+        return route instanceof Route.OneHostgroup || (route instanceof Route.Broadcast b && !b.write());
+    }
+
+    /** Resolves {@code [schema.]table}; records a refusal reason instead of throwing. */
+    private TableRef resolve(SqlIdentifier id, boolean nested) {
+        String table = id.names.get(id.names.size() - 1);
+        String db = id.names.size() > 1 ? id.names.get(id.names.size() - 2) : null;
+        if (db != null && SYSTEM_SCHEMAS.contains(db.toLowerCase(Locale.ROOT))) {
+            return new TableRef(new TableRule(table, new SingleStrategy(defaultHostgroup)), table, nested);
+        }
+        SchemaRule s = db == null ? schema : rules.schema(db);
+        if (s == null) {
+            if (db == null && schemaName == null) {
+                resolveCode = ErrorCode.ER_NO_DB_ERROR;
+                resolveError = "No database selected";
+            } else if (resolveError == null) {
+                resolveCode = ErrorCode.ER_BAD_DB_ERROR;
+                resolveError = "Unknown database '" + (db != null ? db : schemaName) + "'";
+            }
+            return new TableRef(new TableRule(table, new SingleStrategy(defaultHostgroup)), table, nested);
+        }
+        return new TableRef(s.resolve(table), table, nested);
+    }
+}

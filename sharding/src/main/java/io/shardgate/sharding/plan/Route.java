@@ -1,0 +1,166 @@
+package io.shardgate.sharding.plan;
+
+import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.sharding.rule.KeyValues;
+import io.shardgate.sharding.rule.KeyedStrategy;
+import io.shardgate.sharding.rule.RangeStrategy;
+import io.shardgate.sharding.rule.TableRule;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Where a planned statement runs, decided once per statement shape; {@link #targets} applies it
+ * to one execution's values. Slots are the {@code ?} of the normalized text, from 0.
+ */
+public sealed interface Route
+        permits Route.OneHostgroup,
+                Route.ByKey,
+                Route.ByRange,
+                Route.Scatter,
+                Route.Broadcast,
+                Route.SplitInsert,
+                Route.Session,
+                Route.Refuse {
+
+    /** The hostgroups of this execution; no parsing, no planning. */
+    Targets targets(Values values);
+
+    /** Requires nothing: every table of the statement lives on {@code hostgroup}. */
+    record OneHostgroup(int hostgroup, String reason) implements Route {
+        @Override
+        public Targets targets(Values values) {
+            return Targets.of(List.of(Target.of(hostgroup)));
+        }
+    }
+
+    /**
+     * Requires a hash or range table and the slot of an equality (or IN list) on its key: one
+     * target per distinct owning hostgroup; a value with no key form scatters (it may still match
+     * rows, e.g. '42abc' = 42 in MySQL).
+     */
+    record ByKey(TableRule table, int slot) implements Route {
+        @Override
+        public Targets targets(Values values) {
+            KeyedStrategy keyed = table.keyed();
+            TreeSet<Integer> hostgroups = new TreeSet<>();
+            for (Object value : values.slot(slot)) {
+                int hg = keyed.hostgroupOf(value);
+                if (hg < 0) {
+                    return Scatter.all(table);
+                }
+                hostgroups.add(hg);
+            }
+            return Targets.of(hostgroups.stream().map(Target::of).toList());
+        }
+    }
+
+    /**
+     * Requires a range table and at least one bound slot ({@code -1} = unbounded): the
+     * hostgroups of the ranges overlapping the bounds; a bound with no integer form is unbounded.
+     */
+    record ByRange(TableRule table, int lower, boolean lowerInclusive, int upper, boolean upperInclusive)
+            implements Route {
+        @Override
+        public Targets targets(Values values) {
+            Long low = lower < 0 ? null : KeyValues.toInteger(values.scalar(lower));
+            Long high = upper < 0 ? null : KeyValues.toInteger(values.scalar(upper));
+            if (low != null && !lowerInclusive) {
+                low = low == Long.MAX_VALUE ? null : low + 1;
+            }
+            if (high != null && !upperInclusive) {
+                high = high == Long.MIN_VALUE ? null : high - 1;
+            }
+            List<Integer> hgs = ((RangeStrategy) table.strategy()).hostgroupsBetween(low, high);
+            // an empty range matches no row; one hostgroup answers that (empty) result correctly
+            return Targets.of((hgs.isEmpty() ? table.strategy().hostgroups().subList(0, 1) : hgs)
+                    .stream().map(Target::of).toList());
+        }
+    }
+
+    /** Requires a sharded table: every hostgroup holding it. */
+    record Scatter(TableRule table) implements Route {
+        @Override
+        public Targets targets(Values values) {
+            return all(table);
+        }
+
+        static Targets all(TableRule table) {
+            return Targets.of(
+                    table.strategy().hostgroups().stream().map(Target::of).toList());
+        }
+    }
+
+    /**
+     * Requires hostgroups that each hold every table of the statement (broadcast copies, DDL on a
+     * sharded table): a write runs on all of them, a read on any one.
+     */
+    record Broadcast(List<Integer> hostgroups, boolean write) implements Route {
+        public Broadcast {
+            hostgroups = List.copyOf(new TreeSet<>(hostgroups));
+        }
+
+        @Override
+        public Targets targets(Values values) {
+            return new Targets(hostgroups.stream().map(Target::of).toList(), !write, null);
+        }
+    }
+
+    /**
+     * Requires an INSERT into a hash or range table with the key slot of every VALUES row: rows are
+     * grouped by owning hostgroup; a key that maps to no hostgroup refuses the execution.
+     */
+    record SplitInsert(TableRule table, List<Integer> keySlots) implements Route {
+        public SplitInsert {
+            keySlots = List.copyOf(keySlots);
+        }
+
+        @Override
+        public Targets targets(Values values) {
+            Map<Integer, List<Integer>> rows = new TreeMap<>();
+            for (int row = 0; row < keySlots.size(); row++) {
+                Object key = values.scalar(keySlots.get(row));
+                int hg = table.keyed().hostgroupOf(key);
+                if (hg < 0) {
+                    return Targets.error("row " + (row + 1) + " of INSERT INTO " + table.name() + ": sharding key "
+                            + table.keyed().column() + " = " + show(key) + " maps to no hostgroup");
+                }
+                rows.computeIfAbsent(hg, k -> new ArrayList<>()).add(row);
+            }
+            List<Target> out = new ArrayList<>();
+            new LinkedHashMap<>(rows).forEach((hg, r) -> out.add(new Target(hg, r)));
+            return Targets.of(out);
+        }
+
+        private static String show(Object v) {
+            return v instanceof byte[] ? "binary data" : String.valueOf(v);
+        }
+    }
+
+    /**
+     * Requires nothing: a session statement (SET, USE, BEGIN, COMMIT, ROLLBACK, LOCK/UNLOCK...)
+     * that the router's session applies and replays on the backend connections it uses.
+     */
+    record Session(String statement) implements Route {
+        @Override
+        public Targets targets(Values values) {
+            return Targets.of(List.of());
+        }
+    }
+
+    /** A statement we cannot run correctly: answer {@code code} with {@code reason}, never guess. */
+    record Refuse(ErrorCode code, String reason) implements Route {
+        @Override
+        public Targets targets(Values values) {
+            return Targets.error(reason);
+        }
+
+        /** ER_NOT_SUPPORTED_YET (1235) with the reason. */
+        public static Refuse notSupported(String reason) {
+            return new Refuse(ErrorCode.ER_NOT_SUPPORTED_YET, reason);
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package io.shardgate.sharding.plan;
+
+import io.shardgate.sharding.rule.KeyValues;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The SQL a plan sends to each target: the client's SQL unchanged, or a template over the
+ * normalized text whose slots are filled with the client's own literal text (or placeholders) at
+ * each execution. Templates never hold values.
+ */
+public sealed interface ShardSql permits ShardSql.Verbatim, ShardSql.Template, ShardSql.InsertRows {
+
+    /** The SQL for {@code target} in this execution. */
+    RenderedSql render(Values values, Target target);
+
+    /** Deterministic text for describe(): slots as {@code ?N} (1-based), computed limits as {@code {?A+?B}}. */
+    String describe();
+
+    /** The client's SQL as received. */
+    record Verbatim() implements ShardSql {
+        @Override
+        public RenderedSql render(Values values, Target target) {
+            List<Integer> params = new ArrayList<>();
+            for (int i = 0; i < values.digest().parameterCount(); i++) {
+                params.add(i);
+            }
+            return new RenderedSql(values.digest().sql(), params);
+        }
+
+        @Override
+        public String describe() {
+            return "<client sql>";
+        }
+    }
+
+    /** A rewritten statement (AVG split, hidden columns, LIMIT offset+count). */
+    record Template(List<Segment> segments) implements ShardSql {
+        public Template {
+            segments = List.copyOf(segments);
+        }
+
+        @Override
+        public RenderedSql render(Values values, Target target) {
+            StringBuilder sql = new StringBuilder();
+            List<Integer> params = new ArrayList<>();
+            Segment.renderAll(segments, values, sql, params);
+            return new RenderedSql(sql.toString(), params);
+        }
+
+        @Override
+        public String describe() {
+            return Segment.describeAll(segments);
+        }
+    }
+
+    /** A multi-row INSERT cut per target: the prefix, the target's rows joined by commas, the suffix. */
+    record InsertRows(List<Segment> prefix, List<List<Segment>> rows, List<Segment> suffix) implements ShardSql {
+        public InsertRows {
+            prefix = List.copyOf(prefix);
+            rows = rows.stream().map(List::copyOf).toList();
+            suffix = List.copyOf(suffix);
+        }
+
+        @Override
+        public RenderedSql render(Values values, Target target) {
+            if (target.rows().size() == rows.size()) {
+                return new Verbatim().render(values, target);
+            }
+            StringBuilder sql = new StringBuilder();
+            List<Integer> params = new ArrayList<>();
+            Segment.renderAll(prefix, values, sql, params);
+            for (int i = 0; i < target.rows().size(); i++) {
+                if (i > 0) {
+                    sql.append(", ");
+                }
+                Segment.renderAll(rows.get(target.rows().get(i)), values, sql, params);
+            }
+            Segment.renderAll(suffix, values, sql, params);
+            return new RenderedSql(sql.toString(), params);
+        }
+
+        @Override
+        public String describe() {
+            StringBuilder b = new StringBuilder(Segment.describeAll(prefix));
+            for (int i = 0; i < rows.size(); i++) {
+                b.append(i == 0 ? "" : ", ").append(Segment.describeAll(rows.get(i)));
+            }
+            return b.append(Segment.describeAll(suffix)).toString();
+        }
+    }
+
+    /** A piece of a template. */
+    sealed interface Segment permits Text, Slot, LimitSum {
+        static void renderAll(List<Segment> segments, Values values, StringBuilder sql, List<Integer> params) {
+            for (Segment s : segments) {
+                if (s instanceof Text t) {
+                    sql.append(t.text());
+                } else if (s instanceof Slot slot) {
+                    sql.append(values.source(slot.slot()));
+                    values.parametersOf(slot.slot(), params);
+                } else {
+                    sql.append(((LimitSum) s).evaluate(values));
+                }
+            }
+        }
+
+        static String describeAll(List<Segment> segments) {
+            StringBuilder b = new StringBuilder();
+            for (Segment s : segments) {
+                if (s instanceof Text t) {
+                    b.append(t.text());
+                } else if (s instanceof Slot slot) {
+                    b.append('?').append(slot.slot() + 1);
+                } else {
+                    LimitSum l = (LimitSum) s;
+                    b.append("{?")
+                            .append(l.offsetSlot() + 1)
+                            .append("+?")
+                            .append(l.countSlot() + 1)
+                            .append('}');
+                }
+            }
+            return b.toString();
+        }
+    }
+
+    /** Literal SQL text. */
+    record Text(String text) implements Segment {}
+
+    /** The client's text of one slot (a literal, a placeholder, or an IN list's elements). */
+    record Slot(int slot) implements Segment {}
+
+    /** A LIMIT pushed down to shards: the offset's value plus the count's, as one number. */
+    record LimitSum(int offsetSlot, int countSlot) implements Segment {
+        long evaluate(Values values) {
+            Long offset = KeyValues.toInteger(values.scalar(offsetSlot));
+            Long count = KeyValues.toInteger(values.scalar(countSlot));
+            if (offset == null || count == null || offset < 0 || count < 0) {
+                throw new IllegalArgumentException("LIMIT needs non-negative integers");
+            }
+            long sum = offset + count;
+            return sum < 0 ? Long.MAX_VALUE : sum;
+        }
+    }
+}

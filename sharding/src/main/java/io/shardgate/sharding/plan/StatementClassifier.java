@@ -1,0 +1,207 @@
+package io.shardgate.sharding.plan;
+
+import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.sharding.rule.Role;
+import io.shardgate.sharding.rule.RuleSnapshot;
+import io.shardgate.sharding.rule.SchemaRule;
+import io.shardgate.sharding.rule.ShardingStrategy;
+import io.shardgate.sharding.rule.SingleStrategy;
+import io.shardgate.sharding.rule.TableRule;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Routes what Calcite does not parse, by explicit token rules over the normalized text: session
+ * statements, SHOW/DESCRIBE, DDL on named tables, and a conservative fallback for the rest (run it
+ * where every mentioned table lives if that is one hostgroup, otherwise refuse).
+ */
+final class StatementClassifier {
+    private static final Set<String> SESSION =
+            Set.of("SET", "USE", "BEGIN", "START", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "LOCK", "UNLOCK");
+    private static final Set<String> REFUSED = Set.of(
+            "CALL",
+            "LOAD",
+            "XA",
+            "PREPARE",
+            "EXECUTE",
+            "DEALLOCATE",
+            "HANDLER",
+            "GRANT",
+            "REVOKE",
+            "FLUSH",
+            "KILL",
+            "EXPLAIN",
+            "ANALYZE",
+            "OPTIMIZE",
+            "REPAIR",
+            "CHECK",
+            "CHECKSUM",
+            "INSTALL",
+            "UNINSTALL",
+            "SHUTDOWN");
+    private static final Pattern TABLE_DDL = Pattern.compile(
+            "^(?:CREATE (?:TEMPORARY )?TABLE (?:IF NOT EXISTS )?|ALTER (?:ONLINE |IGNORE )?TABLE |"
+                    + "DROP (?:TEMPORARY )?TABLE (?:IF EXISTS )?|TRUNCATE (?:TABLE )?|"
+                    + "CREATE (?:UNIQUE |FULLTEXT |SPATIAL )?INDEX \\S+ ON |DROP INDEX \\S+ ON )"
+                    + "((?:`[^`]*`|[^\\s,(`]+)(?:\\.(?:`[^`]*`|[^\\s,(`]+))?(?: ?, ?(?:`[^`]*`|[^\\s,(`]+)"
+                    + "(?:\\.(?:`[^`]*`|[^\\s,(`]+))?)*)",
+            Pattern.CASE_INSENSITIVE);
+    private static final Pattern DATABASE_DDL =
+            Pattern.compile("^(?:CREATE|DROP|ALTER) (?:DATABASE|SCHEMA)\\b", Pattern.CASE_INSENSITIVE);
+    private static final Pattern DESCRIBE = Pattern.compile(
+            "^(?:DESCRIBE|DESC|SHOW (?:FULL )?(?:COLUMNS|FIELDS|INDEX|INDEXES|KEYS) (?:FROM|IN)"
+                    + "|SHOW CREATE TABLE) ((?:`[^`]*`|[^\\s`;]+)(?:\\.(?:`[^`]*`|[^\\s`;]+))?)$",
+            Pattern.CASE_INSENSITIVE);
+
+    private final RuleSnapshot rules;
+    private final SchemaRule schema;
+    private final String text;
+    private final int defaultHostgroup;
+
+    StatementClassifier(RuleSnapshot rules, String schemaName, String text) {
+        this.rules = rules;
+        this.schema = rules.schema(schemaName);
+        this.text = text;
+        this.defaultHostgroup =
+                schema != null ? schema.defaultHostgroup() : rules.hostgroups().first();
+    }
+
+    /** The first word of the text, upper-cased. */
+    static String firstWord(String text) {
+        int end = 0;
+        while (end < text.length() && Character.isLetter(text.charAt(end))) {
+            end++;
+        }
+        return text.substring(0, end).toUpperCase(Locale.ROOT);
+    }
+
+    /** Plans a statement by its tokens; {@code parseError} says why Calcite could not, if it tried. */
+    Planned classify(String parseError) {
+        String first = firstWord(text);
+        if (SESSION.contains(first)) {
+            return Planned.of(StatementKind.SESSION, Role.WRITER, new Route.Session(first));
+        }
+        if (REFUSED.contains(first)) {
+            return Planned.refuse(StatementKind.OTHER, first + " statements are not supported through the router");
+        }
+        Matcher describe = DESCRIBE.matcher(text);
+        if (describe.find()) {
+            TableRule rule = table(describe.group(1));
+            if (rule == null) {
+                return Planned.of(
+                        StatementKind.SHOW,
+                        Role.READER,
+                        new Route.Refuse(ErrorCode.ER_BAD_DB_ERROR, "Unknown database in " + describe.group(1)));
+            }
+            // every copy or shard has the same definition: any one answers
+            return Planned.of(
+                    StatementKind.SHOW,
+                    Role.READER,
+                    new Route.Broadcast(rule.strategy().hostgroups(), false));
+        }
+        if (first.equals("SHOW")) {
+            return Planned.of(
+                    StatementKind.SHOW,
+                    Role.READER,
+                    new Route.OneHostgroup(defaultHostgroup, "SHOW: default hostgroup"));
+        }
+        if (DATABASE_DDL.matcher(text).find()) {
+            return Planned.of(
+                    StatementKind.DDL, Role.WRITER, new Route.Broadcast(List.copyOf(rules.hostgroups()), true));
+        }
+        Matcher ddl = TABLE_DDL.matcher(text);
+        if (ddl.find()) {
+            return ddl(ddl.group(1));
+        }
+        if (first.equals("CREATE") || first.equals("ALTER") || first.equals("DROP") || first.equals("RENAME")) {
+            return mentioned(StatementKind.DDL, Role.WRITER, first + " statement");
+        }
+        StatementKind kind = switch (first) {
+            case "SELECT", "WITH" -> StatementKind.SELECT;
+            case "INSERT", "REPLACE" -> StatementKind.INSERT;
+            case "UPDATE" -> StatementKind.UPDATE;
+            case "DELETE" -> StatementKind.DELETE;
+            default -> StatementKind.OTHER;
+        };
+        Role role = kind == StatementKind.SELECT ? Role.READER : Role.WRITER;
+        return mentioned(kind, role, "statement the planner cannot parse (" + parseError + ")");
+    }
+
+    private Planned ddl(String names) {
+        Set<Integer> hostgroups = null;
+        ShardingStrategy first = null;
+        for (String name : names.split(" ?, ?")) {
+            TableRule rule = table(name.trim());
+            if (rule == null) {
+                return Planned.of(
+                        StatementKind.DDL,
+                        Role.WRITER,
+                        new Route.Refuse(ErrorCode.ER_BAD_DB_ERROR, "Unknown database in " + name.trim()));
+            }
+            Set<Integer> hgs = new TreeSet<>(rule.strategy().hostgroups());
+            if (hostgroups != null && !hostgroups.equals(hgs)) {
+                return Planned.refuse(
+                        StatementKind.DDL,
+                        "DDL on tables held by different hostgroups (" + hostgroups + " and " + hgs
+                                + "): run it per table");
+            }
+            hostgroups = hgs;
+            first = first == null ? rule.strategy() : first;
+        }
+        Route route = first instanceof SingleStrategy s
+                ? new Route.OneHostgroup(s.hostgroup(), "DDL on a table of hostgroup " + s.hostgroup())
+                : new Route.Broadcast(new ArrayList<>(hostgroups), true);
+        return Planned.of(StatementKind.DDL, Role.WRITER, route);
+    }
+
+    /**
+     * The conservative fallback: every word of the text that names a listed table decides; no
+     * listed table means the default hostgroup (unlisted tables live there).
+     */
+    private Planned mentioned(StatementKind kind, Role role, String what) {
+        Set<Integer> hostgroups = new TreeSet<>();
+        String sharded = null;
+        if (schema != null) {
+            for (String word : text.split("[^A-Za-z0-9_$`.]+")) {
+                String name = word.replace("`", "");
+                name = name.substring(name.lastIndexOf('.') + 1);
+                TableRule rule = name.isEmpty() ? null : schema.listed(name);
+                if (rule == null) {
+                    continue;
+                }
+                if (!(rule.strategy() instanceof SingleStrategy s)) {
+                    sharded = rule.name();
+                } else {
+                    hostgroups.add(s.hostgroup());
+                }
+            }
+        }
+        if (sharded != null) {
+            return Planned.refuse(kind, what + " on " + sharded + ", which is not on one hostgroup");
+        }
+        if (hostgroups.size() > 1) {
+            return Planned.refuse(kind, what + " on tables of hostgroups " + hostgroups);
+        }
+        int hg = hostgroups.isEmpty() ? defaultHostgroup : hostgroups.iterator().next();
+        String reason = hostgroups.isEmpty() ? "no listed table: default hostgroup" : "tables of hostgroup " + hg;
+        return Planned.of(kind, role, new Route.OneHostgroup(hg, reason));
+    }
+
+    /** The rule for {@code [db.]table} as written (backticks allowed), or {@code null} for an unknown db. */
+    private TableRule table(String qualified) {
+        String[] parts = qualified.replace("`", "").split("\\.", 2);
+        SchemaRule s = parts.length == 2 ? rules.schema(parts[0]) : schema;
+        String name = parts[parts.length - 1];
+        if (s == null) {
+            return parts.length == 1 && schema == null
+                    ? new TableRule(name, new SingleStrategy(defaultHostgroup))
+                    : null;
+        }
+        return s.resolve(name);
+    }
+}
