@@ -7,10 +7,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
@@ -78,8 +75,9 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
 
     private final CuratorFramework client;
     private final ZkLayout layout;
-    private final ConfigValidator validator;
+    private final ConfigChecks checks;
     private final VersionReader reader;
+    private final VersionWriter writer;
     private final RouterRegistry routers;
     private final ScheduledExecutorService thread;
     private final List<ConfigListener> listeners = new CopyOnWriteArrayList<>();
@@ -88,6 +86,7 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
     private final AtomicBoolean refreshPending = new AtomicBoolean();
     private final AtomicBoolean retryPending = new AtomicBoolean();
     private final Object versionChanged = new Object();
+    private ConfigVersion delivered; // guarded by versionChanged: the newest version all listeners have seen
     private final Watcher versionWatcher = event -> scheduleRefresh();
     private final ConnectionStateListener connectionListener = (c, state) -> onConnectionState(state);
     private final Counter accepted;
@@ -96,6 +95,7 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
     private final Counter conflicts;
     private volatile boolean connected;
     private volatile boolean closed;
+    private final AtomicBoolean started = new AtomicBoolean();
     private long retryMillis; // store thread only
     private ConfigRejection lastWatchRejection; // store thread only
 
@@ -106,13 +106,15 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
      * @param client a started Curator client; its retry policy governs reconnection
      * @param clusterRoot the cluster's root path
      * @param validator run before publishing and before accepting a version
-     * @param metrics where the store's counters and gauges go
+     * @param metrics where the store's counters and gauges go (one store per registry: the gauges
+     *     of a second store on the same registry would be ignored)
      */
     public ZkRuleStore(CuratorFramework client, String clusterRoot, ConfigValidator validator, MeterRegistry metrics) {
         this.client = Objects.requireNonNull(client, "client");
         this.layout = new ZkLayout(clusterRoot);
-        this.validator = Objects.requireNonNull(validator, "validator");
+        this.checks = new ConfigChecks(Objects.requireNonNull(validator, "validator"));
         this.reader = new VersionReader(client, layout);
+        this.writer = new VersionWriter(client, layout, reader);
         this.routers = new RouterRegistry(client, layout);
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "shardgate-rule-store " + clusterRoot);
@@ -147,6 +149,9 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
         if (client.getState() != CuratorFrameworkState.STARTED) {
             throw new IllegalStateException("start the Curator client before the rule store");
         }
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("already started");
+        }
         client.getConnectionStateListenable().addListener(connectionListener);
         connected = client.getZookeeperClient().isConnected();
         scheduleRefresh();
@@ -162,12 +167,15 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
         return Optional.ofNullable(current.get());
     }
 
-    /** Waits until a version numbered {@code atLeast} or higher is accepted, or the timeout passes. */
+    /**
+     * Waits until a version numbered {@code atLeast} or higher is accepted and every listener has
+     * been told, or the timeout passes.
+     */
     public Optional<ConfigVersion> awaitVersion(long atLeast, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (versionChanged) {
             while (true) {
-                ConfigVersion v = current.get();
+                ConfigVersion v = delivered;
                 if (v != null && v.number() >= atLeast) {
                     return Optional.of(v);
                 }
@@ -194,62 +202,26 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
      */
     public boolean seedIfEmpty(ConfigDocuments documents) {
         refuseIfInvalid(1, documents);
-        try {
-            ensureLayout();
-            if (client.checkExists().forPath(layout.versionPointer()) != null) {
-                return false;
-            }
-            long number = highestStoredVersion() + 1; // 1 unless a failed hand edit left a versions/ child
-            List<CuratorOp> ops = writeOps(number, documents);
-            ops.add(client.transactionOp().create().forPath(layout.versionPointer(), ZkLayout.encodeNumber(number)));
-            client.transaction().forOperations(ops);
-            log.info("seeded {} with config version {}", layout.root(), number);
-            scheduleRefresh();
-            return true;
-        } catch (KeeperException.NodeExistsException e) {
-            // another router seeded first (or a retried request of ours had already succeeded)
-            return false;
-        } catch (Exception e) {
-            throw new RuleStoreException("seeding " + layout.root() + " failed: " + e, e);
-        }
+        boolean wrote = writer.seed(documents);
+        scheduleRefresh();
+        return wrote;
     }
 
     @Override
     public ConfigVersion publish(ConfigDocuments documents) {
-        return publish(readPointer().number, documents);
+        return publish(writer.currentNumber(), documents);
     }
 
     @Override
     public ConfigVersion publish(long basedOn, ConfigDocuments documents) {
         refuseIfInvalid(basedOn + 1, documents);
-        Pointer pointer = readPointer();
-        if (pointer.number != basedOn) {
-            conflicts.increment();
-            throw new ConfigConflictException(basedOn, pointer.number);
-        }
         long number;
         try {
-            number = Math.max(basedOn, highestStoredVersion()) + 1;
-            List<CuratorOp> ops = writeOps(number, documents);
-            ops.add(client.transactionOp()
-                    .setData()
-                    .withVersion(pointer.stat.getVersion())
-                    .forPath(layout.versionPointer(), ZkLayout.encodeNumber(number)));
-            client.transaction().forOperations(ops);
-        } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
-            Pointer now = readPointer();
-            if (now.number > basedOn && wroteThis(now.number, documents)) {
-                // Curator retried a multi-op whose first attempt had succeeded before the connection dropped
-                number = now.number;
-            } else {
-                conflicts.increment();
-                throw new ConfigConflictException(basedOn, now.number);
-            }
-        } catch (Exception e) {
-            throw new RuleStoreException("publishing on top of version " + basedOn + " failed: " + e, e);
+            number = writer.publish(basedOn, documents);
+        } catch (ConfigConflictException e) {
+            conflicts.increment();
+            throw e;
         }
-        log.info("published config version {} to {}", number, layout.root());
-        prune(number);
         scheduleRefresh();
         return new ConfigVersion(number, documents);
     }
@@ -263,7 +235,7 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
      */
     public boolean register(LiveRouter router, Duration timeout) {
         try {
-            ensureLayout();
+            writer.ensureLayout();
             return routers.register(router.withConfigVersion(currentNumber()), timeout.toMillis());
         } catch (IllegalStateException e) {
             throw e;
@@ -281,7 +253,10 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
         }
     }
 
-    /** Stops watching and removes this router's registration; the Curator client stays open. */
+    /**
+     * Stops watching and removes this router's registration; the Curator client stays open. Close the
+     * store before the client: Curator's registration recipe misbehaves on a client closed under it.
+     */
     @Override
     public void close() {
         closed = true;
@@ -396,7 +371,7 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
             }
             read = new VersionReader.Result(null, List.of("version " + number + " is missing: " + e.getPath()));
         }
-        List<String> problems = read.problems().isEmpty() ? check(read.documents()) : read.problems();
+        List<String> problems = read.problems().isEmpty() ? checks.problems(read.documents()) : read.problems();
         if (problems.isEmpty()) {
             accept(new ConfigVersion(number, read.documents()));
         } else {
@@ -406,9 +381,6 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
 
     private void accept(ConfigVersion version) {
         ConfigVersion previous = current.getAndSet(version);
-        synchronized (versionChanged) {
-            versionChanged.notifyAll();
-        }
         accepted.increment();
         log.info(
                 "config version {} of {} accepted (was {}; sections {})",
@@ -423,6 +395,10 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
             } catch (RuntimeException e) {
                 log.error("config listener {} failed on version {}", listener, version.number(), e);
             }
+        }
+        synchronized (versionChanged) {
+            delivered = version;
+            versionChanged.notifyAll();
         }
     }
 
@@ -454,112 +430,12 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
         }
     }
 
-    // ---- publishing ----------------------------------------------------------------------------
-
     private void refuseIfInvalid(long number, ConfigDocuments documents) {
         Objects.requireNonNull(documents, "documents");
-        List<String> problems = check(documents);
+        List<String> problems = checks.problems(documents);
         if (!problems.isEmpty()) {
             refuse(new ConfigRejection(number, ConfigRejection.PUBLISH, problems, Instant.now()));
             throw new InvalidConfigException(problems);
-        }
-    }
-
-    /** The store's own checks, then the validator's; a validator that throws is a problem, too. */
-    private List<String> check(ConfigDocuments documents) {
-        List<String> problems = new ArrayList<>();
-        if (documents.sections().isEmpty()) {
-            problems.add("the configuration has no documents");
-        }
-        long bytes = 0;
-        for (Map.Entry<String, String> e : documents.sections().entrySet()) {
-            bytes += e.getKey().length() + e.getValue().getBytes(UTF_8).length;
-        }
-        if (bytes > MAX_VERSION_BYTES) {
-            problems.add("the documents take " + bytes + " bytes; a version holds at most " + MAX_VERSION_BYTES);
-        }
-        if (!problems.isEmpty()) {
-            return problems;
-        }
-        try {
-            problems.addAll(validator.validate(documents));
-        } catch (RuntimeException e) {
-            problems.add("the validator failed: " + e);
-        }
-        return problems;
-    }
-
-    private List<CuratorOp> writeOps(long number, ConfigDocuments documents) throws Exception {
-        List<CuratorOp> ops = new ArrayList<>();
-        ops.add(client.transactionOp().create().forPath(layout.version(number), new byte[0]));
-        for (Map.Entry<String, String> e : documents.sections().entrySet()) {
-            ops.add(client.transactionOp()
-                    .create()
-                    .forPath(layout.document(number, e.getKey()), e.getValue().getBytes(UTF_8)));
-        }
-        return ops;
-    }
-
-    private boolean wroteThis(long number, ConfigDocuments documents) {
-        try {
-            VersionReader.Result read = reader.read(number);
-            return documents.equals(read.documents());
-        } catch (Exception e) {
-            return false;
-        }
-    }
-
-    /** The version node's content and data version. */
-    private record Pointer(long number, Stat stat) {}
-
-    private Pointer readPointer() {
-        Stat stat = new Stat();
-        byte[] data;
-        try {
-            data = client.getData().storingStatIn(stat).forPath(layout.versionPointer());
-        } catch (KeeperException.NoNodeException e) {
-            throw new RuleStoreException(
-                    layout.root() + " is not seeded: " + layout.versionPointer() + " does not exist");
-        } catch (Exception e) {
-            throw new RuleStoreException("reading " + layout.versionPointer() + " failed: " + e, e);
-        }
-        long number = ZkLayout.decodeNumber(data);
-        if (number < 0) {
-            throw new RuleStoreException(layout.versionPointer() + " holds '" + new String(data, UTF_8)
-                    + "', not a version number; repair it by hand");
-        }
-        return new Pointer(number, stat);
-    }
-
-    private long highestStoredVersion() throws Exception {
-        long highest = 0;
-        for (String child : client.getChildren().forPath(layout.versions())) {
-            highest = Math.max(highest, ZkLayout.parseVersionNodeName(child));
-        }
-        return highest;
-    }
-
-    private void prune(long newest) {
-        try {
-            for (String child : client.getChildren().forPath(layout.versions())) {
-                long n = ZkLayout.parseVersionNodeName(child);
-                if (n > 0 && n <= newest - RETAINED_VERSIONS) {
-                    client.delete().deletingChildrenIfNeeded().forPath(layout.version(n));
-                }
-            }
-        } catch (Exception e) {
-            // old versions are only kept for people to look at; the next publish tries again
-            log.debug("pruning old versions of {}: {}", layout.root(), e.toString());
-        }
-    }
-
-    private void ensureLayout() throws Exception {
-        for (String path : List.of(layout.versions(), layout.routers())) {
-            try {
-                client.create().creatingParentsIfNeeded().forPath(path, new byte[0]);
-            } catch (KeeperException.NodeExistsException e) {
-                // already there
-            }
         }
     }
 
