@@ -137,7 +137,10 @@ public final class MariaDbServer implements AutoCloseable {
             installDataDir();
         }
         Path initFile = home.resolve("init.sql");
-        Files.writeString(initFile, initSql(), StandardCharsets.UTF_8);
+        Files.writeString(
+                initFile,
+                MariaDbInitFile.sql(options.rootPassword, options.database, options.user, options.password),
+                StandardCharsets.UTF_8);
         Files.createDirectories(home.resolve("tmp"));
         for (int attempt = 1; ; attempt++) {
             port = options.port != 0 ? options.port : freePort();
@@ -241,43 +244,6 @@ public final class MariaDbServer implements AutoCloseable {
 
     private static String tail(String output, String reason) {
         return reason + "\n" + output.substring(Math.max(0, output.length() - 4000));
-    }
-
-    /** Runs at every start, so it is idempotent: a named data directory may be started again. */
-    private String initSql() {
-        String root = "IDENTIFIED VIA mysql_native_password USING PASSWORD(" + literal(options.rootPassword) + ")";
-        StringBuilder sql = new StringBuilder();
-        sql.append("ALTER USER IF EXISTS 'root'@'localhost' ").append(root).append(";\n");
-        sql.append("ALTER USER IF EXISTS 'root'@'127.0.0.1' ").append(root).append(";\n");
-        sql.append("ALTER USER IF EXISTS 'root'@'::1' ").append(root).append(";\n");
-        sql.append("CREATE USER IF NOT EXISTS 'root'@'%' ").append(root).append(";\n");
-        sql.append("ALTER USER 'root'@'%' ").append(root).append(";\n");
-        sql.append("GRANT ALL PRIVILEGES ON *.* TO 'root'@'%' WITH GRANT OPTION;\n");
-        if (options.database != null) {
-            sql.append("CREATE DATABASE IF NOT EXISTS ")
-                    .append(identifier(options.database))
-                    .append(";\n");
-        }
-        if (options.user != null) {
-            String account = literal(options.user) + "@'%'";
-            String auth = "IDENTIFIED VIA mysql_native_password USING PASSWORD(" + literal(options.password) + ")";
-            sql.append("CREATE USER IF NOT EXISTS ")
-                    .append(account)
-                    .append(' ')
-                    .append(auth)
-                    .append(";\n");
-            sql.append("ALTER USER ").append(account).append(' ').append(auth).append(";\n");
-            sql.append("GRANT ALL PRIVILEGES ON *.* TO ").append(account).append(";\n");
-        }
-        return sql.toString();
-    }
-
-    private static String literal(String value) {
-        return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'";
-    }
-
-    private static String identifier(String name) {
-        return "`" + name.replace("`", "``") + "`";
     }
 
     private static boolean runningAsRoot() {
