@@ -359,7 +359,16 @@ public final class ZkRuleStore implements RuleStore, AutoCloseable {
                     Instant.now()));
             return;
         }
-        if (number <= currentNumber()) {
+        if (number < currentNumber()) {
+            // versions only move forward; a rollback is the old documents published as a new version
+            log.warn(
+                    "{} says version {}, older than the served {}; ignored",
+                    layout.versionPointer(),
+                    number,
+                    currentNumber());
+            return;
+        }
+        if (number == currentNumber()) {
             return;
         }
         VersionReader.Result read;
