@@ -22,6 +22,8 @@ import io.shardgate.router.frontend.FrontendHandshakeHandler;
 import io.shardgate.router.frontend.FrontendServices;
 import io.shardgate.router.frontend.UserDirectory;
 import io.shardgate.router.net.Transport;
+import io.shardgate.router.pool.BackendPool;
+import io.shardgate.router.pool.PoolStats;
 import io.shardgate.router.tls.FrontendTls;
 import io.shardgate.router.tls.ServerRsaKeys;
 import io.shardgate.router.tls.TlsSettings;
@@ -48,12 +50,20 @@ public final class Shardgate implements AutoCloseable {
     private final EventLoopGroup workers;
     private final Channel listener;
     private final String serverVersion;
+    private final BackendPool pool;
 
-    private Shardgate(EventLoopGroup acceptor, EventLoopGroup workers, Channel listener, String serverVersion) {
+    private Shardgate(
+            EventLoopGroup acceptor, EventLoopGroup workers, Channel listener, String serverVersion, BackendPool pool) {
         this.acceptor = acceptor;
         this.workers = workers;
         this.listener = listener;
         this.serverVersion = serverVersion;
+        this.pool = pool;
+    }
+
+    /** Counters of the backend pool (connections open, idle, waiting...). */
+    public PoolStats poolStats() {
+        return pool.stats();
     }
 
     /** Starts a router for {@code config}; returns once the MySQL port is listening. */
@@ -77,6 +87,7 @@ public final class Shardgate implements AutoCloseable {
             String version = settings.serverVersion() != null
                     ? settings.serverVersion()
                     : probeVersion(connector, workers, hostgroup) + "-Shardgate";
+            BackendPool pool = new BackendPool(hostgroup, hostgroup.writerAddress(), connector);
             FrontendServices services = new FrontendServices(
                     settings,
                     new UserDirectory(config.users()),
@@ -84,8 +95,8 @@ public final class Shardgate implements AutoCloseable {
                     rsa.keyPair(),
                     rsa.publicKeyPem(),
                     version,
-                    connector,
                     hostgroup,
+                    pool,
                     new AtomicInteger());
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             ServerBootstrap bootstrap = new ServerBootstrap()
@@ -114,7 +125,7 @@ public final class Shardgate implements AutoCloseable {
                     transport.name(),
                     version,
                     hostgroup.writer());
-            return new Shardgate(acceptor, workers, listener, version);
+            return new Shardgate(acceptor, workers, listener, version, pool);
         } catch (RuntimeException e) {
             acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -144,10 +155,7 @@ public final class Shardgate implements AutoCloseable {
                 hostgroup.password(),
                 null,
                 Collations.UTF8MB4_GENERAL_CI,
-                io.shardgate.protocol.type.CapabilityFlags.CLIENT_PROTOCOL_41
-                        | io.shardgate.protocol.type.CapabilityFlags.CLIENT_SECURE_CONNECTION
-                        | io.shardgate.protocol.type.CapabilityFlags.CLIENT_PLUGIN_AUTH
-                        | io.shardgate.protocol.type.CapabilityFlags.CLIENT_LONG_PASSWORD);
+                BackendConnector.BASE_CAPABILITIES);
         Future<BackendConnection> probe = connector.connect(loops.next(), hostgroup.writerAddress(), login);
         probe.awaitUninterruptibly();
         if (probe.isSuccess()) {
@@ -182,6 +190,7 @@ public final class Shardgate implements AutoCloseable {
     @Override
     public void close() {
         listener.close().syncUninterruptibly();
+        pool.close();
         Future<?> a = acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         Future<?> w = workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         a.syncUninterruptibly();

@@ -328,6 +328,11 @@ class AuthenticationIT {
             throws SQLException, InterruptedException {
         long backendId;
         try (Connection c = connect(router(plugin), Driver.MYSQL, ClientTls.DISABLED, APP, APP_PASSWORD)) {
+            // a user variable pins the session to one backend connection that holds its state; an
+            // unpinned session holds no backend connection between statements (multiplexing)
+            try (var s = c.createStatement()) {
+                s.execute("SET @session_state = 'old user'");
+            }
             backendId = Long.parseLong(scalar(c, "SELECT CONNECTION_ID()"));
             SQLException e = catchThrowableOfType(
                     SQLException.class, () -> c.unwrap(JdbcConnection.class).changeUser(newUser, newPassword));

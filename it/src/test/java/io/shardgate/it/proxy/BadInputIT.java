@@ -404,7 +404,13 @@ class BadInputIT {
     }
 
     /** The id MariaDB gave the router's backend connection for this client's session. */
+    /**
+     * The id of the backend connection holding this session's state. A user variable pins the
+     * session to it; without state a multiplexed session holds no backend connection between
+     * statements, and the one that served it is back in the pool, clean.
+     */
     private static long backendId(RawMySqlClient client) throws IOException {
+        client.query("SELECT @session_state := 1");
         return Long.parseLong(client.query("SELECT CONNECTION_ID()").get(0).get(0));
     }
 }

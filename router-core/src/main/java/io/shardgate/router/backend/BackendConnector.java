@@ -11,6 +11,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.shardgate.protocol.frame.PacketFrameDecoder;
 import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.config.BackendAddress;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +21,28 @@ import java.util.concurrent.TimeUnit;
  * and backend channels share one thread and relaying needs no hand-off.
  */
 public final class BackendConnector {
+    /** Capabilities the router always asks a backend for; result-format flags come from the client. */
+    public static final int BASE_CAPABILITIES = CapabilityFlags.CLIENT_LONG_PASSWORD
+            | CapabilityFlags.CLIENT_LONG_FLAG
+            | CapabilityFlags.CLIENT_PROTOCOL_41
+            | CapabilityFlags.CLIENT_TRANSACTIONS
+            | CapabilityFlags.CLIENT_SECURE_CONNECTION
+            | CapabilityFlags.CLIENT_PLUGIN_AUTH
+            | CapabilityFlags.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
+            | CapabilityFlags.CLIENT_CONNECT_ATTRS
+            | CapabilityFlags.CLIENT_CONNECT_WITH_DB;
+
+    /** Flags that change what a server sends; a backend connection must agree with its client on them. */
+    public static final int RESULT_FORMAT = CapabilityFlags.CLIENT_FOUND_ROWS
+            | CapabilityFlags.CLIENT_MULTI_STATEMENTS
+            | CapabilityFlags.CLIENT_MULTI_RESULTS
+            | CapabilityFlags.CLIENT_PS_MULTI_RESULTS
+            | CapabilityFlags.CLIENT_LOCAL_FILES
+            | CapabilityFlags.CLIENT_SESSION_TRACK
+            | CapabilityFlags.CLIENT_DEPRECATE_EOF
+            | CapabilityFlags.CLIENT_IGNORE_SPACE
+            | CapabilityFlags.CLIENT_INTERACTIVE;
+
     /** Backend responses are trusted; this only bounds a joined login packet. */
     private static final int MAX_LOGIN_PACKET = 16 * 1024 * 1024;
 

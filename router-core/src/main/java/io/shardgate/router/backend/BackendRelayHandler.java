@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
 public final class BackendRelayHandler extends ChannelInboundHandlerAdapter implements ResponseScanner.Listener {
     private static final Logger log = LoggerFactory.getLogger(BackendRelayHandler.class);
 
-    private final RelayTarget target;
+    /** Where responses go: the session that borrowed the connection, or the pool while idle. */
+    private RelayTarget target;
+
     private final ResponseScanner scanner;
     private final String label;
     /** Start of a packet whose state-carrying bytes have not all arrived; owned here. */
@@ -35,6 +37,8 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     private boolean midPacket;
     private int nextSequenceId;
     private boolean closing;
+    /** The client channel written to since the last flush, or null. */
+    private Channel unflushed;
     /** Bytes of a frame whose start was relayed but whose end has not arrived. */
     private int pendingSkip;
     /** The last frame relayed is 0xFFFFFF bytes long: its packet goes on in the next frame. */
@@ -48,6 +52,12 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
 
     ResponseScanner scanner() {
         return scanner;
+    }
+
+    /** Hands the connection to another client session (or back to its pool); only while idle. */
+    public void target(RelayTarget target) {
+        flush();
+        this.target = target;
     }
 
     /** Announces the response to a command relayed to the backend. */
@@ -103,10 +113,9 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
             if (internal != null) {
                 internal.writeBytes(in, start, upTo - start);
             } else {
-                target.client()
-                        .write(
-                                in.retainedSlice(start, upTo - start),
-                                target.client().voidPromise());
+                Channel client = target.client();
+                client.write(in.retainedSlice(start, upTo - start), client.voidPromise());
+                unflushed = client;
             }
         }
         if (upTo < in.writerIndex()) {
@@ -158,7 +167,16 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        target.client().flush();
+        flush();
+    }
+
+    /** One flush per read batch, to the client the bytes were written to (the target may have changed since). */
+    private void flush() {
+        if (unflushed != null) {
+            Channel client = unflushed;
+            unflushed = null;
+            client.flush();
+        }
     }
 
     @Override

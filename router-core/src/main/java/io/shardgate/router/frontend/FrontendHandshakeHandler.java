@@ -7,7 +7,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.frame.PacketFrameDecoder;
@@ -16,14 +15,10 @@ import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.HandshakeResponse41;
 import io.shardgate.protocol.packet.HandshakeV10;
-import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.packet.SslRequest;
 import io.shardgate.protocol.type.Collations;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.ServerStatus;
-import io.shardgate.router.backend.BackendConnection;
-import io.shardgate.router.backend.BackendException;
-import io.shardgate.router.backend.BackendLogin;
 import io.shardgate.router.config.UserConfig;
 import io.shardgate.router.net.PacketWriter;
 import java.net.InetSocketAddress;
@@ -62,27 +57,6 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
             | CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
             | CLIENT_SESSION_TRACK
             | CLIENT_DEPRECATE_EOF;
-
-    /** Flags that change what the server sends; the backend must agree with the client on them. */
-    static final int RESULT_FORMAT = CLIENT_FOUND_ROWS
-            | CLIENT_MULTI_STATEMENTS
-            | CLIENT_MULTI_RESULTS
-            | CLIENT_PS_MULTI_RESULTS
-            | CLIENT_LOCAL_FILES
-            | CLIENT_SESSION_TRACK
-            | CLIENT_DEPRECATE_EOF
-            | CLIENT_IGNORE_SPACE
-            | CLIENT_INTERACTIVE;
-
-    private static final int BACKEND_BASE = CLIENT_LONG_PASSWORD
-            | CLIENT_LONG_FLAG
-            | CLIENT_PROTOCOL_41
-            | CLIENT_TRANSACTIONS
-            | CLIENT_SECURE_CONNECTION
-            | CLIENT_PLUGIN_AUTH
-            | CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
-            | CLIENT_CONNECT_ATTRS
-            | CLIENT_CONNECT_WITH_DB;
 
     private final FrontendServices services;
     private final int connectionId;
@@ -195,65 +169,30 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
             if (success.fastAuthMarker()) {
                 send(ctx, ++sequenceId, out -> out.writeByte(0x01).writeByte(0x03));
             }
-            openBackend(ctx, success.user());
+            openSession(ctx, success.user());
         }
     }
 
-    private void openBackend(ChannelHandlerContext ctx, UserConfig user) {
+    /** Hands the channel to a session, which checks the schema on a backend and sends the OK. */
+    private void openSession(ChannelHandlerContext ctx, UserConfig user) {
         done = true;
+        timeout.cancel(false);
         ctx.channel().config().setAutoRead(false);
         String schema = response.database() != null && capabilities.has(CLIENT_CONNECT_WITH_DB)
                 ? response.database()
                 : user.defaultSchema();
-        var hostgroup = services.hostgroup();
-        BackendLogin login = new BackendLogin(
-                hostgroup.user(),
-                hostgroup.password(),
-                schema,
+        FrontendSession session = new FrontendSession(
+                services,
+                user,
+                capabilities,
                 response.characterSet(),
-                BACKEND_BASE | (capabilities.flags() & RESULT_FORMAT));
-        Future<BackendConnection> future =
-                services.connector().connect(ctx.channel().eventLoop(), hostgroup.writerAddress(), login);
-        future.addListener(f -> onBackend(ctx, user, future));
-    }
-
-    private void onBackend(ChannelHandlerContext ctx, UserConfig user, Future<BackendConnection> future) {
-        if (!future.isSuccess()) {
-            Throwable cause = future.cause();
-            ErrPacket error = cause instanceof BackendException be
-                    ? be.error()
-                    : Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "backend login failed: " + cause);
-            log.warn("client {} user {}: backend unavailable: {}", remoteHost(ctx), user.name(), error.message());
-            refuse(ctx, error);
-            return;
-        }
-        BackendConnection backend = future.getNow();
-        if (!ctx.channel().isActive()) {
-            backend.close();
-            return;
-        }
-        int missing =
-                (capabilities.flags() & RESULT_FORMAT) & ~backend.capabilities().flags();
-        if (missing != 0) {
-            backend.close();
-            refuse(
-                    ctx,
-                    Errors.notSupported("client capabilities 0x" + Integer.toHexString(missing) + " that backend "
-                            + backend.label() + " lacks"));
-            return;
-        }
-        timeout.cancel(false);
-        FrontendSession session = new FrontendSession(services, user, capabilities, backend, seed, connectionId);
-        ctx.pipeline().replace(this, "session", session);
-        int status = backend.handshake().statusFlags() | ServerStatus.SERVER_STATUS_AUTOCOMMIT;
-        send(ctx, ++sequenceId, out -> OkPacket.of(0, 0, status, 0).write(out, capabilities));
-        ctx.channel().config().setAutoRead(true);
-        log.debug(
-                "client {} logged in as {} (connection {}, backend {})",
-                remoteHost(ctx),
-                user.name(),
+                schema,
+                seed,
                 connectionId,
-                backend);
+                sequenceId + 1,
+                ctx.channel().eventLoop());
+        log.debug("client {} logged in as {} (connection {})", remoteHost(ctx), user.name(), connectionId);
+        ctx.pipeline().replace(this, "session", session);
     }
 
     private void send(ChannelHandlerContext ctx, int seq, Consumer<ByteBuf> payload) {

@@ -1,9 +1,9 @@
 package io.shardgate.router.frontend;
 
 import io.netty.handler.ssl.SslContext;
-import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.ServerSettings;
+import io.shardgate.router.pool.BackendPool;
 import java.security.KeyPair;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param rsaKeys key pair for caching_sha2_password full authentication without TLS
  * @param rsaPublicKeyPem the public key as clients request it
  * @param serverVersion version string announced in the handshake
- * @param connector opens backend connections
  * @param hostgroup where statements go (one hostgroup until sharding, issue #3)
+ * @param pool connections to the hostgroup's writer
  * @param connectionIds source of the connection ids clients see
  */
 public record FrontendServices(
@@ -28,6 +28,6 @@ public record FrontendServices(
         KeyPair rsaKeys,
         String rsaPublicKeyPem,
         String serverVersion,
-        BackendConnector connector,
         HostgroupConfig hostgroup,
+        BackendPool pool,
         AtomicInteger connectionIds) {}

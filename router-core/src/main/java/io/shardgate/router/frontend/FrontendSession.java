@@ -1,7 +1,5 @@
 package io.shardgate.router.frontend;
 
-import static io.shardgate.protocol.type.CapabilityFlags.CLIENT_DEPRECATE_EOF;
-
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -9,83 +7,119 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
-import io.shardgate.protocol.frame.PacketFrameEncoder;
 import io.shardgate.protocol.frame.PacketTooLargeException;
 import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.ComChangeUser;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
-import io.shardgate.protocol.type.Collations;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
-import io.shardgate.router.backend.BackendConnection;
-import io.shardgate.router.backend.BackendRelayHandler;
 import io.shardgate.router.backend.RelayTarget;
 import io.shardgate.router.config.UserConfig;
 import io.shardgate.router.net.PacketWriter;
+import io.shardgate.router.pool.ConnectionKind;
+import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.SessionVariables;
+import io.shardgate.router.session.StatementEffects;
+import io.shardgate.router.session.StatementScanner;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A logged-in client connection in the command phase, relaying to its own backend connection.
+ * A logged-in client connection in the command phase.
  *
- * <p>Design note. Commands are forwarded to the backend as they come and the backend's responses
- * are relayed back as raw bytes ({@link BackendRelayHandler}); this class decides per command
- * what response to expect, answers the few commands the router owns (COM_PING, COM_QUIT,
- * COM_CHANGE_USER, unknown commands), and keeps order: a command the router answers itself waits
- * until every relayed response before it has been written. Commands that arrive while a response
- * is outstanding wait in a queue and the client's reads pause, so a pipelining client cannot make
- * the router buffer without bound.
+ * <p>Design note. Each command borrows a backend connection through the session's
+ * {@link BackendLease} (multiplexing), which first brings that server session to the client's
+ * state ({@link SessionVariables}: schema and replayable SET assignments); the command is then
+ * forwarded and the backend's response relayed back as raw bytes ({@code BackendRelayHandler}).
+ * When the response ends the lease returns the connection unless something pins the session
+ * ({@link PinReason}). This class decides per command what response to expect, tracks the
+ * session effects of statements ({@link StatementScanner}), answers the commands the router owns
+ * (COM_PING, COM_QUIT, COM_CHANGE_USER, unknown ones), and keeps order: commands that arrive
+ * while one is outstanding wait in a queue and the client's reads pause, so a pipelining client
+ * cannot make the router buffer without bound.
  *
- * <p>Threading: the client and backend channels share one event loop; everything here runs on it.
- * Ownership: a {@link Packet} read from the client is either written to the backend (which
- * releases it) or released here.
+ * <p>Threading: the client channel and every backend connection it borrows share one event
+ * loop; everything here runs on it. Ownership: a {@link Packet} read from the client is either
+ * written to a backend (which releases it) or released here.
  */
 final class FrontendSession extends ChannelInboundHandlerAdapter implements RelayTarget {
     private static final Logger log = LoggerFactory.getLogger(FrontendSession.class);
 
     private final FrontendServices services;
     private final Capabilities capabilities;
-    private final BackendConnection backend;
-    private final BackendRelayHandler relay;
     private final byte[] seed;
     private final int connectionId;
+    private final int loginSequenceId;
     private final ArrayDeque<Packet> waiting = new ArrayDeque<>();
-    private UserConfig user;
+    private final BackendLease lease;
     private ChannelHandlerContext ctx;
-    /** Responses the backend still owes the client. */
-    private int inFlight;
+    private UserConfig user;
+    /** The server session state this client asked for. */
+    private SessionVariables desired;
+    /** A command is between dispatch and the end of its response (or waits for a connection). */
+    private boolean busy;
+    /** Effects of the statement in flight, applied when it succeeds. */
+    private StatementEffects inFlightEffects = StatementEffects.NONE;
+
+    private boolean inFlightInsert;
     /** A LOCAL INFILE upload is running: client packets are file data until an empty one. */
     private boolean uploading;
-    /** A COM_CHANGE_USER exchange or its backend reset is running. */
-    private ChangeUser changeUser;
 
+    private ChangeUserExchange changeUser;
     private boolean closed;
 
     FrontendSession(
             FrontendServices services,
             UserConfig user,
             Capabilities capabilities,
-            BackendConnection backend,
+            int characterSet,
+            String schema,
             byte[] seed,
-            int connectionId) {
+            int connectionId,
+            int loginSequenceId,
+            io.netty.channel.EventLoop loop) {
         this.services = services;
         this.user = user;
         this.capabilities = capabilities;
-        this.backend = backend;
         this.seed = seed;
         this.connectionId = connectionId;
-        this.relay = new BackendRelayHandler(this, capabilities.has(CLIENT_DEPRECATE_EOF), backend.label());
+        this.loginSequenceId = loginSequenceId;
+        this.desired = SessionVariables.initial(schema);
+        ConnectionKind kind = new ConnectionKind(
+                capabilities.flags() & io.shardgate.router.backend.BackendConnector.RESULT_FORMAT,
+                characterSet,
+                schema);
+        this.lease = new BackendLease(
+                services.pool().partition(loop),
+                kind,
+                this,
+                services.hostgroup().pool().multiplexing());
     }
 
+    /** Finishes the login: the schema the client asked for must exist (MySQL checks at login). */
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        backend.channel().pipeline().addFirst("encoder", new PacketFrameEncoder());
-        backend.attach(relay);
+        busy = true;
+        lease.acquire(desired, (connection, error) -> {
+            busy = false;
+            if (error != null) {
+                closeWith(frame(loginSequenceId, error::write));
+                return;
+            }
+            int status = lease.current().relay().statusFlags();
+            lease.releaseIfFree();
+            reply(loginSequenceId, OkPacket.of(0, 0, status, 0));
+            ctx.channel().config().setAutoRead(true);
+            drain();
+        });
     }
 
     @Override
@@ -101,10 +135,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         } else if (uploading) {
             // LOCAL INFILE data keeps the client's sequence ids; an empty packet ends the file
             uploading = packet.payload().isReadable();
-            backend.channel().writeAndFlush(packet, backend.channel().voidPromise());
+            PooledConnection c = lease.current();
+            c.channel().writeAndFlush(packet, c.channel().voidPromise());
         } else if (changeUser != null && changeUser.expectsClientPacket()) {
             changeUser.onClientPacket(packet);
-        } else if (inFlight > 0 || changeUser != null || !waiting.isEmpty()) {
+        } else if (busy || changeUser != null || !waiting.isEmpty()) {
             waiting.add(packet);
             ctx.channel().config().setAutoRead(false);
         } else {
@@ -117,25 +152,43 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         ByteBuf payload = packet.payload();
         Command command = payload.isReadable() ? Command.of(payload.getUnsignedByte(payload.readerIndex())) : null;
         if (command == null) {
-            int code = payload.isReadable() ? payload.getUnsignedByte(payload.readerIndex()) : -1;
             packet.release();
-            log.debug("connection {}: unknown command {}", connectionId, code);
             reply(1, ErrPacket.of(ErrorCode.ER_UNKNOWN_COM_ERROR));
             return;
         }
         switch (command) {
-            case COM_QUERY, COM_STMT_EXECUTE -> forward(packet, Response.RESULT_SET);
-            case COM_STMT_PREPARE -> forward(packet, Response.PREPARE);
-            case COM_STMT_FETCH -> forward(packet, Response.ROWS);
-            case COM_FIELD_LIST -> forward(packet, Response.FIELD_LIST);
-            case COM_STATISTICS -> forward(packet, Response.STATISTICS);
-            case COM_INIT_DB, COM_STMT_RESET, COM_RESET_CONNECTION, COM_SET_OPTION, COM_DEBUG, COM_REFRESH ->
-                forward(packet, Response.SINGLE);
-            case COM_PROCESS_INFO -> forward(packet, Response.RESULT_SET);
-            case COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA -> forward(packet, null); // no response
+            case COM_QUERY -> {
+                String sql = payload.toString(
+                        payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
+                StatementEffects effects = StatementScanner.scan(sql);
+                run(packet, Response.RESULT_SET, effects, isInsert(sql));
+            }
+            case COM_INIT_DB -> {
+                String schema = payload.toString(
+                        payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
+                run(packet, Response.SINGLE, new StatementEffects(java.util.Map.of(), schema, Set.of(), false), false);
+            }
+            case COM_STMT_PREPARE -> {
+                // prepared statements live in one server session (issue #9: prepare lazily per connection)
+                lease.pin(EnumSet.of(PinReason.PREPARED_STATEMENT));
+                run(packet, Response.PREPARE, StatementEffects.NONE, false);
+            }
+            case COM_STMT_EXECUTE -> run(packet, Response.RESULT_SET, StatementEffects.NONE, false);
+            case COM_STMT_FETCH -> run(packet, Response.ROWS, StatementEffects.NONE, false);
+            case COM_FIELD_LIST -> run(packet, Response.FIELD_LIST, StatementEffects.NONE, false);
+            case COM_STATISTICS -> run(packet, Response.STATISTICS, StatementEffects.NONE, false);
+            case COM_PROCESS_INFO -> run(packet, Response.RESULT_SET, StatementEffects.NONE, false);
+            case COM_STMT_RESET, COM_DEBUG, COM_REFRESH -> run(packet, Response.SINGLE, StatementEffects.NONE, false);
+            case COM_SET_OPTION -> {
+                // switches multi-statements on that server session only
+                lease.pin(EnumSet.of(PinReason.UNTRACKED_SET));
+                run(packet, Response.SINGLE, StatementEffects.NONE, false);
+            }
+            case COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA -> run(packet, null, StatementEffects.NONE, false);
+            case COM_RESET_CONNECTION -> resetConnection(packet);
             case COM_PING -> {
                 packet.release();
-                reply(1, OkPacket.of(0, 0, relayStatus(), 0));
+                reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
             }
             case COM_QUIT -> {
                 packet.release();
@@ -150,32 +203,91 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         }
     }
 
-    private void forward(Packet packet, Response response) {
-        if (response != null) {
-            relay.expect(response);
-            inFlight++;
+    private static boolean isInsert(String sql) {
+        int i = 0;
+        while (i < sql.length() && (Character.isWhitespace(sql.charAt(i)) || sql.charAt(i) == '(')) {
+            i++;
         }
-        backend.channel().writeAndFlush(packet, backend.channel().voidPromise());
+        return sql.regionMatches(true, i, "INSERT", 0, 6) || sql.regionMatches(true, i, "REPLACE", 0, 7);
     }
 
-    private int relayStatus() {
-        return relay.statusFlags();
+    /** Borrows and aligns a connection, then forwards the command; {@code response} null: none comes. */
+    private void run(Packet packet, Response response, StatementEffects effects, boolean insert) {
+        busy = true;
+        if (!effects.pins().isEmpty() && !effects.pins().contains(PinReason.UNTRACKED_SET)) {
+            // pin before sending: e.g. GET_LOCK must stay with its connection even if it fails halfway
+            lease.pin(effects.pins());
+        }
+        lease.acquire(desired, (connection, error) -> {
+            if (closed) {
+                packet.release();
+                lease.close();
+                return;
+            }
+            if (error != null) {
+                packet.release();
+                busy = false;
+                reply(1, error);
+                drain();
+                return;
+            }
+            inFlightEffects = effects;
+            inFlightInsert = insert;
+            if (response != null) {
+                connection.relay().expect(response);
+            }
+            connection.channel().writeAndFlush(packet, connection.channel().voidPromise());
+            if (response == null) {
+                finishCommand(lease.statusFlags(), false);
+            }
+        });
     }
 
     @Override
     public void responsesComplete(int count, int statusFlags, boolean lastWasError) {
-        inFlight -= count;
+        finishCommand(statusFlags, lastWasError);
+    }
+
+    private void finishCommand(int statusFlags, boolean error) {
+        StatementEffects effects = inFlightEffects;
+        inFlightEffects = StatementEffects.NONE;
+        if (!error) {
+            desired = desired.apply(effects);
+            if (lease.current() != null) {
+                lease.current().state(lease.current().state().apply(effects));
+            }
+            lease.pin(effects.pins());
+        } else if (!effects.variables().isEmpty() && lease.current() != null) {
+            // a failed SET may have applied part of its assignments: that session is unknown now
+            lease.pin(EnumSet.of(PinReason.UNTRACKED_SET));
+        }
+        busy = false;
+        lease.afterResponse(statusFlags, inFlightInsert && !error);
         drain();
     }
 
-    /** Runs queued commands until one is in flight again; resumes reading when the queue is empty. */
+    /** Runs queued commands until one is outstanding again; resumes reading when the queue is empty. */
     private void drain() {
-        while (inFlight == 0 && changeUser == null && !closed && !waiting.isEmpty()) {
+        while (!busy && changeUser == null && !closed && !waiting.isEmpty()) {
             dispatch(waiting.poll());
         }
-        if (waiting.isEmpty() && !closed) {
+        if (waiting.isEmpty() && !closed && !busy) {
             ctx.channel().config().setAutoRead(true);
         }
+    }
+
+    private void resetConnection(Packet packet) {
+        lease.clearStickyPins();
+        desired = SessionVariables.initial(desired.schema());
+        if (lease.current() == null) {
+            // nothing of this session lives in a server session: a fresh state is just a new borrow
+            packet.release();
+            reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
+            return;
+        }
+        PooledConnection c = lease.current();
+        c.state(SessionVariables.initial(c.state().schema()));
+        run(packet, Response.SINGLE, StatementEffects.NONE, false);
     }
 
     @Override
@@ -185,9 +297,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
 
     @Override
     public void internalResponse(ByteBuf response, boolean error) {
-        if (changeUser != null) {
-            changeUser.onBackendResponse(response, error);
-        }
+        lease.onInternalResponse(response, error);
     }
 
     @Override
@@ -195,15 +305,18 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         if (closed) {
             return;
         }
-        log.warn("connection {}: {}", connectionId, reason);
-        if (inFlight > 0 && !midPacket) {
+        boolean pinned = !lease.pins().isEmpty();
+        lease.discard();
+        if (busy && !midPacket) {
+            log.warn("connection {}: {}", connectionId, reason);
             ErrPacket lost = new ErrPacket(2013, "08S01", "Lost connection to backend during query: " + reason);
-            ctx.writeAndFlush(frame(nextSequenceId, lost::write)).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.close();
+            closeWith(frame(nextSequenceId, lost::write));
+        } else if (busy || pinned) {
+            // its server session (transaction, variables, locks) is gone: so must the client's be
+            log.warn("connection {}: {}", connectionId, reason);
+            close();
         }
-        closed = true;
-        releaseWaiting();
+        // else: an idle, unpinned session just borrows another connection next time
     }
 
     private void startChangeUser(Packet packet) {
@@ -216,100 +329,48 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         } finally {
             packet.release();
         }
-        changeUser = new ChangeUser(request);
+        ClientAuthentication auth = new ClientAuthentication(
+                services.users(),
+                services.rsaKeys(),
+                services.rsaPublicKeyPem(),
+                ctx.pipeline().get("tls") != null,
+                "client");
+        changeUser = new ChangeUserExchange(request, auth, seed, this);
         changeUser.start();
     }
 
-    /**
-     * COM_CHANGE_USER: authenticate the new user against the handshake's scramble, then reset
-     * the backend session (COM_RESET_CONNECTION, schema, character set) before the final OK.
-     */
-    private final class ChangeUser {
-        private final ComChangeUser request;
-        private final ClientAuthentication auth;
-        private int sequenceId;
-        private boolean awaitingClient;
-        private final ArrayDeque<Consumer<ByteBuf>> resetCommands = new ArrayDeque<>();
-
-        ChangeUser(ComChangeUser request) {
-            this.request = request;
-            this.auth = new ClientAuthentication(
-                    services.users(),
-                    services.rsaKeys(),
-                    services.rsaPublicKeyPem(),
-                    ctx.pipeline().get("tls") != null,
-                    "client");
-        }
-
-        boolean expectsClientPacket() {
-            return awaitingClient;
-        }
-
-        void start() {
-            onStep(auth.start(request.user(), request.authPluginName(), request.authResponse(), seed));
-        }
-
-        void onClientPacket(Packet packet) {
-            awaitingClient = false;
-            sequenceId = packet.lastSequenceId();
-            byte[] bytes = new byte[packet.payload().readableBytes()];
-            packet.payload().readBytes(bytes);
-            packet.release();
-            onStep(auth.next(bytes));
-        }
-
-        private void onStep(ClientAuthentication.Step step) {
-            if (step instanceof ClientAuthentication.Send send) {
-                awaitingClient = true;
-                ctx.writeAndFlush(frame(++sequenceId, out -> out.writeBytes(send.payload())), ctx.voidPromise());
-            } else if (step instanceof ClientAuthentication.Denied denied) {
-                closeWith(frame(++sequenceId, denied.error()::write));
-            } else if (step instanceof ClientAuthentication.Success success) {
-                if (success.fastAuthMarker()) {
-                    ctx.write(frame(++sequenceId, out -> out.writeByte(0x01).writeByte(0x03)), ctx.voidPromise());
-                }
-                user = success.user();
-                resetCommands.add(out -> out.writeByte(Command.COM_RESET_CONNECTION.code()));
-                String schema = request.schema() != null && !request.schema().isEmpty()
-                        ? request.schema()
-                        : user.defaultSchema();
-                if (schema != null) {
-                    resetCommands.add(out -> out.writeByte(Command.COM_INIT_DB.code())
-                            .writeCharSequence(schema, StandardCharsets.UTF_8));
-                }
-                String charset = Collations.charsetOf(request.characterSet());
-                if (charset != null) {
-                    String collation = Collations.nameOf(request.characterSet());
-                    String sql = "SET NAMES " + charset + (collation != null ? " COLLATE " + collation : "");
-                    resetCommands.add(out ->
-                            out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, StandardCharsets.UTF_8));
-                }
-                nextReset();
-            }
-        }
-
-        private void nextReset() {
-            Consumer<ByteBuf> command = resetCommands.poll();
-            if (command == null) {
-                changeUser = null;
-                reply(++sequenceId, OkPacket.of(0, 0, relayStatus(), 0));
-                drain();
+    /** COM_CHANGE_USER authenticated {@code newUser}: the session starts over as that user. */
+    void changedUser(UserConfig newUser, ComChangeUser request, int sequenceId) {
+        user = newUser;
+        String schema =
+                request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
+        lease.clearStickyPins();
+        lease.kind(new ConnectionKind(
+                capabilities.flags() & io.shardgate.router.backend.BackendConnector.RESULT_FORMAT,
+                request.characterSet(),
+                schema));
+        desired = SessionVariables.initial(schema);
+        Consumer<ErrPacket> finish = error -> {
+            changeUser = null;
+            if (error != null) {
+                closeWith(frame(sequenceId, error::write));
                 return;
             }
-            relay.expectInternal(Response.SINGLE, backend.channel());
-            backend.channel().writeAndFlush(PacketWriter.frame(backend.channel().alloc(), 0, 64, command));
-        }
+            lease.releaseIfFree();
+            reply(sequenceId, OkPacket.of(0, 0, lease.statusFlags(), 0));
+            drain();
+        };
+        // a held connection carries the old user's session (and maybe its transaction): close it
+        lease.discard();
+        lease.acquire(desired, (connection, error) -> finish.accept(error));
+    }
 
-        void onBackendResponse(ByteBuf response, boolean error) {
-            if (error) {
-                // the backend's ERR (e.g. unknown database), renumbered for the client
-                ByteBuf copy = response.retainedDuplicate();
-                copy.setByte(copy.readerIndex() + 3, ++sequenceId);
-                closeWith(copy);
-                return;
-            }
-            nextReset();
-        }
+    void writeToClient(ByteBuf frame) {
+        ctx.writeAndFlush(frame, ctx.voidPromise());
+    }
+
+    ByteBuf frame(int sequenceId, Consumer<ByteBuf> payload) {
+        return PacketWriter.frame(ctx.alloc(), sequenceId, 64, payload);
     }
 
     private void reply(int sequenceId, OkPacket ok) {
@@ -320,26 +381,19 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         ctx.writeAndFlush(frame(sequenceId, error::write), ctx.voidPromise());
     }
 
-    private ByteBuf frame(int sequenceId, Consumer<ByteBuf> payload) {
-        return PacketWriter.frame(ctx.alloc(), sequenceId, 64, payload);
-    }
-
-    /**
-     * Sends {@code lastPacket} (an ERR) and closes the client and the backend connection; the
-     * backend must be closed here because {@link #channelInactive} skips a session already closed.
-     */
-    private void closeWith(ByteBuf lastPacket) {
+    /** Sends {@code lastPacket} (an ERR) and closes the client; the backend connection is closed. */
+    void closeWith(ByteBuf lastPacket) {
         changeUser = null;
         closed = true;
         releaseWaiting();
-        relay.closeQuietly(backend.channel());
+        lease.discard();
         ctx.writeAndFlush(lastPacket).addListener(ChannelFutureListener.CLOSE);
     }
 
     private void close() {
         closed = true;
         releaseWaiting();
-        relay.closeQuietly(backend.channel());
+        lease.close();
         ctx.close();
     }
 
@@ -353,7 +407,10 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         // backpressure: stop reading the backend while the client cannot keep up
-        backend.channel().config().setAutoRead(ctx.channel().isWritable());
+        PooledConnection c = lease.current();
+        if (c != null) {
+            c.channel().config().setAutoRead(ctx.channel().isWritable());
+        }
         ctx.fireChannelWritabilityChanged();
     }
 
@@ -362,8 +419,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         if (!closed) {
             closed = true;
             releaseWaiting();
-            // the backend rolls back any open transaction when its connection closes
-            relay.closeQuietly(backend.channel());
+            // a connection in the middle of anything is closed: the server rolls back what was open
+            lease.close();
         }
         ctx.fireChannelInactive();
     }
@@ -372,11 +429,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof PacketTooLargeException) {
             log.info("connection {}: {}", connectionId, cause.getMessage());
-            ctx.writeAndFlush(frame(inFlight > 0 ? 0 : 1, ErrPacket.of(ErrorCode.ER_NET_PACKET_TOO_LARGE)::write))
-                    .addListener(ChannelFutureListener.CLOSE);
-            closed = true;
-            releaseWaiting();
-            relay.closeQuietly(backend.channel());
+            closeWith(frame(busy ? 0 : 1, ErrPacket.of(ErrorCode.ER_NET_PACKET_TOO_LARGE)::write));
         } else {
             log.debug("connection {}: {}", connectionId, cause.toString());
             close();

@@ -1,0 +1,267 @@
+package io.shardgate.router.frontend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.Future;
+import io.shardgate.protocol.codec.ResponseScanner.Response;
+import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.type.Command;
+import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.backend.BackendException;
+import io.shardgate.router.backend.RelayTarget;
+import io.shardgate.router.net.PacketWriter;
+import io.shardgate.router.pool.ConnectionKind;
+import io.shardgate.router.pool.PoolPartition;
+import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.SessionVariables;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+/**
+ * A client session's use of backend connections (multiplexing): borrows one from the pool for a
+ * statement, brings its server session to the client's state (schema, replayed SET assignments),
+ * and gives it back when the statement is done — unless the session is pinned.
+ *
+ * <p>Pins are either sticky (state only that server session has: user variables, locks,
+ * temporary tables, prepared statements... until COM_RESET_CONNECTION or COM_CHANGE_USER) or
+ * follow the server's status flags (an open transaction, autocommit off, an open cursor). A
+ * connection whose state is unknown (lost mid-response, a failed alignment) is closed, never
+ * returned. Runs on the session's event loop.
+ */
+final class BackendLease {
+    /** Statements after an INSERT that keep its connection, so LAST_INSERT_ID() reads the right one. */
+    static final int INSERT_ID_HOLD = 5;
+
+    private final PoolPartition partition;
+    private final RelayTarget target;
+    private final EnumSet<PinReason> pins = EnumSet.noneOf(PinReason.class);
+    private ConnectionKind kind;
+    private PooledConnection current;
+    private int statusFlags = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+    private int insertIdHold;
+    /** Receives the response of the internal command in flight. */
+    private BiConsumer<ByteBuf, Boolean> internal;
+
+    BackendLease(PoolPartition partition, ConnectionKind kind, RelayTarget target, boolean multiplexing) {
+        this.partition = partition;
+        this.kind = kind;
+        this.target = target;
+        if (!multiplexing) {
+            pins.add(PinReason.MULTIPLEXING_OFF);
+        }
+    }
+
+    /** The connection held right now, or null. */
+    PooledConnection current() {
+        return current;
+    }
+
+    /** Why the session holds its connection; empty when it returns it after each statement. */
+    Set<PinReason> pins() {
+        EnumSet<PinReason> all = pins.clone();
+        if ((statusFlags & ServerStatus.SERVER_STATUS_IN_TRANS) != 0) {
+            all.add(PinReason.TRANSACTION);
+        }
+        if ((statusFlags & ServerStatus.SERVER_STATUS_AUTOCOMMIT) == 0) {
+            all.add(PinReason.AUTOCOMMIT_OFF);
+        }
+        if (insertIdHold > 0) {
+            all.add(PinReason.LAST_INSERT_ID);
+        }
+        return all;
+    }
+
+    void pin(Set<PinReason> reasons) {
+        pins.addAll(reasons);
+    }
+
+    /** COM_RESET_CONNECTION or COM_CHANGE_USER: the server session starts over. */
+    void clearStickyPins() {
+        boolean off = pins.contains(PinReason.MULTIPLEXING_OFF);
+        pins.clear();
+        if (off) {
+            pins.add(PinReason.MULTIPLEXING_OFF);
+        }
+        insertIdHold = 0;
+    }
+
+    void kind(ConnectionKind kind) {
+        this.kind = kind;
+    }
+
+    /** Server status flags of the last response (autocommit, transaction, cursor). */
+    int statusFlags() {
+        return statusFlags;
+    }
+
+    /**
+     * Gets a connection whose server session matches {@code desired}, then calls {@code then} with
+     * it, or with the error to answer the client (pool timeout, backend down, failed alignment).
+     */
+    void acquire(SessionVariables desired, BiConsumer<PooledConnection, ErrPacket> then) {
+        if (current != null) {
+            align(desired, then);
+            return;
+        }
+        Future<PooledConnection> borrow = partition.acquire(kind.withSchema(desired.schema()));
+        if (borrow.isDone()) {
+            onBorrowed(borrow, desired, then);
+        } else {
+            borrow.addListener(f -> onBorrowed(borrow, desired, then));
+        }
+    }
+
+    private void onBorrowed(
+            Future<PooledConnection> borrow, SessionVariables desired, BiConsumer<PooledConnection, ErrPacket> then) {
+        if (!borrow.isSuccess()) {
+            Throwable cause = borrow.cause();
+            then.accept(
+                    null,
+                    cause instanceof BackendException be
+                            ? be.error()
+                            : Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "no backend connection: " + cause));
+            return;
+        }
+        current = borrow.getNow();
+        current.relay().target(target);
+        align(desired, then);
+    }
+
+    /** Sends what the connection's server session lacks: a reset if needed, the schema, SETs. */
+    private void align(SessionVariables desired, BiConsumer<PooledConnection, ErrPacket> then) {
+        SessionVariables actual = current.state();
+        ArrayDeque<Consumer<ByteBuf>> steps = new ArrayDeque<>();
+        List<String> missing = desired.missingFrom(actual);
+        if (missing == null) {
+            steps.add(out -> out.writeByte(Command.COM_RESET_CONNECTION.code()));
+            missing = List.copyOf(desired.fragments().values());
+        }
+        if (desired.schema() != null && (!desired.schema().equals(actual.schema()) || !steps.isEmpty())) {
+            steps.add(out -> out.writeByte(Command.COM_INIT_DB.code())
+                    .writeCharSequence(desired.schema(), StandardCharsets.UTF_8));
+        }
+        StringBuilder assignments = new StringBuilder();
+        for (String fragment : missing) {
+            if (fragment.regionMatches(true, 0, "SESSION TRANSACTION", 0, 19)) {
+                String sql = "SET " + fragment; // cannot share a SET with other assignments
+                steps.add(out -> query(out, sql));
+            } else {
+                assignments.append(assignments.length() == 0 ? "SET " : ", ").append(fragment);
+            }
+        }
+        if (assignments.length() > 0) {
+            String sql = assignments.toString();
+            steps.add(out -> query(out, sql));
+        }
+        runSteps(steps, desired, then);
+    }
+
+    private static void query(ByteBuf out, String sql) {
+        out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, StandardCharsets.UTF_8);
+    }
+
+    private void runSteps(
+            ArrayDeque<Consumer<ByteBuf>> steps,
+            SessionVariables desired,
+            BiConsumer<PooledConnection, ErrPacket> then) {
+        Consumer<ByteBuf> step = steps.poll();
+        if (step == null) {
+            current.state(desired);
+            then.accept(current, null);
+            return;
+        }
+        internal = (response, error) -> {
+            internal = null;
+            if (error) {
+                // the server session is now half-aligned: never reuse it
+                ErrPacket err = ErrPacket.read(response.skipBytes(4));
+                discard();
+                then.accept(null, err);
+            } else {
+                runSteps(steps, desired, then);
+            }
+        };
+        current.relay().expectInternal(Response.SINGLE, current.channel());
+        current.channel().writeAndFlush(PacketWriter.frame(current.channel().alloc(), 0, 64, step));
+    }
+
+    /** Routes an internal command's response; true if it was one of the lease's. */
+    boolean onInternalResponse(ByteBuf response, boolean error) {
+        if (internal == null) {
+            return false;
+        }
+        internal.accept(response, error);
+        return true;
+    }
+
+    /** Runs one internal command on the held connection (COM_CHANGE_USER's reset). */
+    void runInternal(Consumer<ByteBuf> command, BiConsumer<ByteBuf, Boolean> onResponse) {
+        internal = (response, error) -> {
+            internal = null;
+            onResponse.accept(response, error);
+        };
+        current.relay().expectInternal(Response.SINGLE, current.channel());
+        current.channel().writeAndFlush(PacketWriter.frame(current.channel().alloc(), 0, 64, command));
+    }
+
+    /**
+     * A statement's response ended: remembers the status, and returns the connection to the pool
+     * when nothing pins the session.
+     */
+    void afterResponse(int status, boolean insert) {
+        statusFlags = status;
+        if (insert) {
+            insertIdHold = INSERT_ID_HOLD;
+        } else if (insertIdHold > 0) {
+            insertIdHold--;
+        }
+        releaseIfFree();
+    }
+
+    /** Returns the connection if nothing pins the session and no response is outstanding. */
+    void releaseIfFree() {
+        if (current != null
+                && current.relay().idle()
+                && (statusFlags & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) == 0
+                && pins().isEmpty()) {
+            PooledConnection c = current;
+            current = null;
+            partition.release(c);
+        }
+    }
+
+    /** Closes the held connection: its server session is lost or must not be reused. */
+    void discard() {
+        if (current != null) {
+            PooledConnection c = current;
+            current = null;
+            partition.discard(c);
+        }
+        internal = null;
+    }
+
+    /** The client left: a clean connection goes back, one in the middle of anything is closed. */
+    void close() {
+        if (current == null) {
+            return;
+        }
+        boolean clean = current.relay().idle()
+                && internal == null
+                && (statusFlags & (ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_CURSOR_EXISTS)) == 0
+                && (statusFlags & ServerStatus.SERVER_STATUS_AUTOCOMMIT) != 0
+                && pins.stream().allMatch(p -> p == PinReason.MULTIPLEXING_OFF);
+        if (clean) {
+            PooledConnection c = current;
+            current = null;
+            partition.release(c);
+        } else {
+            discard();
+        }
+    }
+}

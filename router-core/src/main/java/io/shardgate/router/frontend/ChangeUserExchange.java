@@ -1,0 +1,59 @@
+package io.shardgate.router.frontend;
+
+import io.shardgate.protocol.frame.Packet;
+import io.shardgate.protocol.packet.ComChangeUser;
+
+/**
+ * COM_CHANGE_USER: authenticates the new user against the scramble of the connection's original
+ * handshake (as MySQL does), following auth switches and caching_sha2_password round trips, then
+ * lets the session start over as that user. A failed attempt ends the connection, as in MySQL.
+ */
+final class ChangeUserExchange {
+    private final ComChangeUser request;
+    private final ClientAuthentication auth;
+    private final byte[] seed;
+    private final FrontendSession session;
+    private int sequenceId;
+    private boolean awaitingClient;
+
+    ChangeUserExchange(ComChangeUser request, ClientAuthentication auth, byte[] seed, FrontendSession session) {
+        this.request = request;
+        this.auth = auth;
+        this.seed = seed;
+        this.session = session;
+    }
+
+    /** True while the client owes the next packet of the exchange. */
+    boolean expectsClientPacket() {
+        return awaitingClient;
+    }
+
+    void start() {
+        onStep(auth.start(request.user(), request.authPluginName(), request.authResponse(), seed));
+    }
+
+    /** A packet of the exchange from the client; takes ownership of it. */
+    void onClientPacket(Packet packet) {
+        awaitingClient = false;
+        sequenceId = packet.lastSequenceId();
+        byte[] bytes = new byte[packet.payload().readableBytes()];
+        packet.payload().readBytes(bytes);
+        packet.release();
+        onStep(auth.next(bytes));
+    }
+
+    private void onStep(ClientAuthentication.Step step) {
+        if (step instanceof ClientAuthentication.Send send) {
+            awaitingClient = true;
+            session.writeToClient(session.frame(++sequenceId, out -> out.writeBytes(send.payload())));
+        } else if (step instanceof ClientAuthentication.Denied denied) {
+            session.closeWith(session.frame(++sequenceId, denied.error()::write));
+        } else if (step instanceof ClientAuthentication.Success success) {
+            if (success.fastAuthMarker()) {
+                session.writeToClient(
+                        session.frame(++sequenceId, out -> out.writeByte(0x01).writeByte(0x03)));
+            }
+            session.changedUser(success.user(), request, ++sequenceId);
+        }
+    }
+}

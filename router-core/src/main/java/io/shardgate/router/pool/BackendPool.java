@@ -1,0 +1,136 @@
+package io.shardgate.router.pool;
+
+import io.netty.channel.EventLoop;
+import io.shardgate.router.backend.BackendConnector;
+import io.shardgate.router.config.BackendAddress;
+import io.shardgate.router.config.HostgroupConfig;
+import io.shardgate.router.config.PoolSettings;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The connections to one backend server of one hostgroup.
+ *
+ * <p>Design note. A session's client and backend sockets must share an event loop (no hand-off
+ * per statement), so the pool is split into one {@link PoolPartition} per event loop, each
+ * touched only by its own loop — no locks on the borrow path, as ProxySQL keeps a connection
+ * cache per worker thread. Only the connection count is global: {@code max_connections} bounds
+ * the server, not each loop. A loop that has waiters while the count is at its bound asks the
+ * other loops to close an idle connection, so capacity follows demand between loops.
+ *
+ * <p>Hand-written rather than a generic object pool: borrowing is asynchronous on the caller's
+ * event loop, connections carry server session state to align, and a waiter must get a MySQL
+ * error after a bound rather than block a thread.
+ */
+public final class BackendPool implements AutoCloseable {
+    private final HostgroupConfig hostgroup;
+    private final BackendAddress address;
+    private final BackendConnector connector;
+    private final PoolSettings settings;
+    private final String label;
+    private final AtomicInteger open = new AtomicInteger();
+    private final Map<EventLoop, PoolPartition> partitions = new ConcurrentHashMap<>();
+    final LongAdder created = new LongAdder();
+    final LongAdder timeouts = new LongAdder();
+    final LongAdder connectFailures = new LongAdder();
+    private volatile boolean closed;
+
+    public BackendPool(HostgroupConfig hostgroup, BackendAddress address, BackendConnector connector) {
+        this.hostgroup = hostgroup;
+        this.address = address;
+        this.connector = connector;
+        this.settings = hostgroup.pool();
+        this.label = "hostgroup " + hostgroup.id() + " server " + address;
+    }
+
+    /** The partition of {@code loop}; use it only from that loop. */
+    public PoolPartition partition(EventLoop loop) {
+        PoolPartition p = partitions.get(loop);
+        return p != null ? p : partitions.computeIfAbsent(loop, l -> new PoolPartition(this, l));
+    }
+
+    HostgroupConfig hostgroup() {
+        return hostgroup;
+    }
+
+    BackendAddress address() {
+        return address;
+    }
+
+    BackendConnector connector() {
+        return connector;
+    }
+
+    PoolSettings settings() {
+        return settings;
+    }
+
+    String label() {
+        return label;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    /** Takes one of the server's {@code max_connections} slots, if one is free. */
+    boolean tryReserve() {
+        while (true) {
+            int n = open.get();
+            if (n >= settings.maxConnections() || closed) {
+                return false;
+            }
+            if (open.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** A connection closed (or a connect failed): give its slot to whichever loop waits. */
+    void slotFreed(PoolPartition from) {
+        open.decrementAndGet();
+        for (PoolPartition p : partitions.values()) {
+            if (p != from && p.hasWaiters()) {
+                p.loop().execute(p::serveWaiters);
+            }
+        }
+        if (from.hasWaiters()) {
+            from.serveWaiters();
+        }
+    }
+
+    /** A loop waits while all slots are taken: ask the others to close an idle connection. */
+    void requestRoom(PoolPartition requester) {
+        for (PoolPartition p : partitions.values()) {
+            if (p != requester) {
+                p.loop().execute(p::shedOneIdle);
+            }
+        }
+    }
+
+    /** Connections open or being opened, over all loops. */
+    public int open() {
+        return open.get();
+    }
+
+    /** Counters for the admin interface and metrics. */
+    public PoolStats stats() {
+        int idle = 0;
+        int waiting = 0;
+        for (PoolPartition p : partitions.values()) {
+            idle += p.idleCount();
+            waiting += p.waiterCount();
+        }
+        return new PoolStats(label, open.get(), idle, waiting, created.sum(), timeouts.sum(), connectFailures.sum());
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (PoolPartition p : partitions.values()) {
+            p.loop().execute(p::closeAll);
+        }
+    }
+}

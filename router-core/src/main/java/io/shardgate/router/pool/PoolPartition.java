@@ -1,0 +1,257 @@
+package io.shardgate.router.pool;
+
+import static io.shardgate.protocol.type.CapabilityFlags.CLIENT_DEPRECATE_EOF;
+
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.backend.BackendConnection;
+import io.shardgate.router.backend.BackendConnector;
+import io.shardgate.router.backend.BackendException;
+import io.shardgate.router.backend.BackendLogin;
+import io.shardgate.router.session.SessionVariables;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The part of a {@link BackendPool} that lives on one event loop: its idle connections (most
+ * recently used first, so a small working set stays warm and the rest ages out) and the sessions
+ * waiting for one. Every method runs on {@link #loop()}.
+ */
+public final class PoolPartition {
+    private static final Logger log = LoggerFactory.getLogger(PoolPartition.class);
+    /** Error code ProxySQL uses for the same condition; Shardgate's own codes start at 9000. */
+    public static final int ER_MAX_CONNECT_TIMEOUT = 9001;
+
+    private final BackendPool pool;
+    private final EventLoop loop;
+    private final ArrayDeque<PooledConnection> idle = new ArrayDeque<>();
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    private final ScheduledFuture<?> evictor;
+
+    /** A session waiting for a connection of a kind. */
+    private record Waiter(ConnectionKind kind, Promise<PooledConnection> promise, ScheduledFuture<?> timeout) {}
+
+    PoolPartition(BackendPool pool, EventLoop loop) {
+        this.pool = pool;
+        this.loop = loop;
+        long every = Math.max(100, pool.settings().idleTimeoutMillis() / 4);
+        this.evictor = loop.scheduleWithFixedDelay(this::evictIdle, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    /** The pool this partition belongs to. */
+    public BackendPool pool() {
+        return pool;
+    }
+
+    /**
+     * Borrows a connection of {@code kind}: an idle one, a new one if the server has a free slot,
+     * or the next one released; fails with MySQL error 9001 after {@code acquire_timeout_millis}.
+     */
+    public Future<PooledConnection> acquire(ConnectionKind kind) {
+        Promise<PooledConnection> promise = loop.newPromise();
+        PooledConnection c = pollIdle(kind);
+        if (c != null) {
+            promise.setSuccess(c);
+        } else if (pool.tryReserve()) {
+            open(kind, promise);
+        } else if (shedOneIdle() && pool.tryReserve()) {
+            open(kind, promise);
+        } else {
+            int millis = pool.settings().acquireTimeoutMillis();
+            ScheduledFuture<?> timeout = loop.schedule(() -> timeOut(promise, millis), millis, TimeUnit.MILLISECONDS);
+            waiters.add(new Waiter(kind, promise, timeout));
+            pool.requestRoom(this);
+        }
+        return promise;
+    }
+
+    private void timeOut(Promise<PooledConnection> promise, int millis) {
+        waiters.removeIf(w -> w.promise() == promise);
+        pool.timeouts.increment();
+        promise.tryFailure(new BackendException(new ErrPacket(
+                ER_MAX_CONNECT_TIMEOUT,
+                "HY000",
+                "Max connect timeout reached while reaching hostgroup "
+                        + pool.hostgroup().id() + " after " + millis
+                        + "ms (all " + pool.settings().maxConnections() + " connections to " + pool.address()
+                        + " busy)")));
+    }
+
+    private PooledConnection pollIdle(ConnectionKind kind) {
+        long now = System.nanoTime();
+        for (Iterator<PooledConnection> it = idle.iterator(); it.hasNext(); ) {
+            PooledConnection c = it.next();
+            if (!c.usable() || expired(c, now)) {
+                it.remove();
+                discard(c);
+            } else if (c.kind().equals(kind)) {
+                it.remove();
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private boolean expired(PooledConnection c, long now) {
+        return now - c.createdNanos()
+                > TimeUnit.MILLISECONDS.toNanos(pool.settings().maxLifetimeMillis());
+    }
+
+    private void open(ConnectionKind kind, Promise<PooledConnection> promise) {
+        BackendLogin login = new BackendLogin(
+                pool.hostgroup().user(),
+                pool.hostgroup().password(),
+                kind.schema(),
+                kind.characterSet(),
+                BackendConnector.BASE_CAPABILITIES | kind.capabilities());
+        Future<BackendConnection> connect = pool.connector().connect(loop, pool.address(), login);
+        connect.addListener(f -> {
+            if (!f.isSuccess()) {
+                pool.connectFailures.increment();
+                pool.slotFreed(this);
+                promise.tryFailure(f.cause());
+                return;
+            }
+            pool.created.increment();
+            BackendConnection connection = connect.getNow();
+            int missing = kind.capabilities() & ~connection.capabilities().flags();
+            if (missing != 0) {
+                connection.close();
+                pool.slotFreed(this);
+                promise.tryFailure(new BackendException(new ErrPacket(
+                        ErrorCode.ER_NOT_SUPPORTED_YET.code(),
+                        ErrorCode.ER_NOT_SUPPORTED_YET.sqlState(),
+                        "client capabilities 0x" + Integer.toHexString(missing) + " that backend " + connection.label()
+                                + " lacks")));
+                return;
+            }
+            boolean deprecateEof = (connection.capabilities().flags() & CLIENT_DEPRECATE_EOF) != 0;
+            PooledConnection c =
+                    new PooledConnection(connection, deprecateEof, this, kind, SessionVariables.initial(kind.schema()));
+            if (!promise.trySuccess(c)) {
+                release(c); // the borrower gave up meanwhile
+            }
+        });
+    }
+
+    /** Returns a connection whose last response completed and whose session holds nothing private. */
+    public void release(PooledConnection c) {
+        if (!c.usable() || pool.closed() || expired(c, System.nanoTime())) {
+            discard(c);
+            return;
+        }
+        for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+            Waiter w = it.next();
+            if (w.kind().equals(c.kind())) {
+                it.remove();
+                w.timeout().cancel(false);
+                if (w.promise().trySuccess(c)) {
+                    return;
+                }
+            }
+        }
+        c.markIdle(System.nanoTime());
+        idle.addFirst(c);
+        if (!waiters.isEmpty()) {
+            // waiters for another kind: this idle connection's slot serves them better
+            shedOneIdle();
+        }
+    }
+
+    /** Closes a connection that must not be reused (dead, dirty, or of no use) and frees its slot. */
+    public void discard(PooledConnection c) {
+        if (c.markDiscarded()) {
+            idle.remove(c);
+            c.relay().closeQuietly(c.channel());
+            pool.slotFreed(this);
+        }
+    }
+
+    void idleConnectionLost(PooledConnection c) {
+        log.debug("{}: idle connection closed by the server", pool.label());
+        discard(c);
+    }
+
+    /** Closes the least recently used idle connection; true if there was one. */
+    boolean shedOneIdle() {
+        PooledConnection c = idle.pollLast();
+        if (c == null) {
+            return false;
+        }
+        discard(c);
+        return true;
+    }
+
+    boolean hasWaiters() {
+        return !waiters.isEmpty();
+    }
+
+    /** A slot became free: open a connection for the longest waiter. */
+    void serveWaiters() {
+        while (!waiters.isEmpty()) {
+            Waiter w = waiters.peek();
+            if (w.promise().isDone()) {
+                waiters.poll();
+                continue;
+            }
+            PooledConnection c = pollIdle(w.kind());
+            if (c != null || pool.tryReserve()) {
+                waiters.poll();
+                w.timeout().cancel(false);
+                if (c != null) {
+                    if (!w.promise().trySuccess(c)) {
+                        release(c);
+                    }
+                } else {
+                    open(w.kind(), w.promise());
+                }
+            } else {
+                return;
+            }
+        }
+    }
+
+    private void evictIdle() {
+        long now = System.nanoTime();
+        long limit = TimeUnit.MILLISECONDS.toNanos(pool.settings().idleTimeoutMillis());
+        for (Iterator<PooledConnection> it = idle.descendingIterator(); it.hasNext(); ) {
+            PooledConnection c = it.next();
+            if (now - c.idleSinceNanos() > limit || expired(c, now) || !c.usable()) {
+                it.remove();
+                discard(c);
+            }
+        }
+    }
+
+    int idleCount() {
+        return idle.size();
+    }
+
+    int waiterCount() {
+        return waiters.size();
+    }
+
+    void closeAll() {
+        evictor.cancel(false);
+        PooledConnection c;
+        while ((c = idle.poll()) != null) {
+            discard(c);
+        }
+        Waiter w;
+        while ((w = waiters.poll()) != null) {
+            w.timeout().cancel(false);
+            w.promise().tryFailure(new BackendException(new ErrPacket(1053, "08S01", "Server shutdown in progress")));
+        }
+    }
+}

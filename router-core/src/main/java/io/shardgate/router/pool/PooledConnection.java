@@ -1,0 +1,136 @@
+package io.shardgate.router.pool;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.shardgate.protocol.frame.PacketFrameEncoder;
+import io.shardgate.router.backend.BackendConnection;
+import io.shardgate.router.backend.BackendRelayHandler;
+import io.shardgate.router.backend.RelayTarget;
+import io.shardgate.router.session.SessionVariables;
+
+/**
+ * A pooled backend connection: the authenticated channel, its relay, and the session state the
+ * server holds for it (schema and replayed variables), so a borrower can tell what to change.
+ *
+ * <p>While idle its relay points at the connection itself: a server that closes it or sends
+ * anything unasked gets it removed from the pool.
+ */
+public final class PooledConnection implements RelayTarget {
+    private final BackendConnection connection;
+    private final BackendRelayHandler relay;
+    private final PoolPartition partition;
+    private final ConnectionKind kind;
+    private final long createdNanos;
+    private long idleSinceNanos;
+    private SessionVariables state;
+    private boolean lost;
+    private boolean discarded;
+
+    PooledConnection(
+            BackendConnection connection,
+            boolean deprecateEof,
+            PoolPartition partition,
+            ConnectionKind kind,
+            SessionVariables state) {
+        this.connection = connection;
+        this.partition = partition;
+        this.kind = kind;
+        this.state = state;
+        this.createdNanos = System.nanoTime();
+        this.relay = new BackendRelayHandler(this, deprecateEof, connection.label());
+        // commands go out as Packets (client commands keep their sequence ids), responses come back raw
+        connection.channel().pipeline().addFirst("encoder", new PacketFrameEncoder());
+        connection.attach(relay);
+    }
+
+    public BackendConnection connection() {
+        return connection;
+    }
+
+    public Channel channel() {
+        return connection.channel();
+    }
+
+    public BackendRelayHandler relay() {
+        return relay;
+    }
+
+    /** What the server session currently holds (schema, replayed variables). */
+    public SessionVariables state() {
+        return state;
+    }
+
+    public void state(SessionVariables state) {
+        this.state = state;
+    }
+
+    ConnectionKind kind() {
+        return kind;
+    }
+
+    /** True the first time only: the connection's slot is given back once. */
+    boolean markDiscarded() {
+        if (discarded) {
+            return false;
+        }
+        discarded = true;
+        return true;
+    }
+
+    long createdNanos() {
+        return createdNanos;
+    }
+
+    long idleSinceNanos() {
+        return idleSinceNanos;
+    }
+
+    void markIdle(long now) {
+        idleSinceNanos = now;
+        relay.target(this);
+        // a borrower may have paused reads for a slow client; the next one must see its responses
+        connection.channel().config().setAutoRead(true);
+    }
+
+    boolean usable() {
+        return !lost && !discarded && connection.channel().isActive() && relay.idle();
+    }
+
+    /** The partition (pool and event loop) this connection belongs to. */
+    public PoolPartition partition() {
+        return partition;
+    }
+
+    // While idle the connection is its own relay target: anything from the server ends it.
+
+    @Override
+    public Channel client() {
+        return connection.channel();
+    }
+
+    @Override
+    public void responsesComplete(int count, int statusFlags, boolean lastWasError) {
+        lost = true;
+    }
+
+    @Override
+    public void internalResponse(ByteBuf response, boolean error) {
+        lost = true;
+    }
+
+    @Override
+    public void localInfileRequested() {
+        lost = true;
+    }
+
+    @Override
+    public void backendLost(String reason, boolean midPacket, int nextSequenceId) {
+        lost = true;
+        partition.idleConnectionLost(this);
+    }
+
+    @Override
+    public String toString() {
+        return "PooledConnection[" + connection + "]";
+    }
+}
