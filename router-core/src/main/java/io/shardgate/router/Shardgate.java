@@ -9,6 +9,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.Future;
 import io.shardgate.protocol.frame.PacketFrameDecoder;
+import io.shardgate.protocol.packet.HandshakeV10;
+import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.Collations;
 import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
@@ -84,9 +86,11 @@ public final class Shardgate implements AutoCloseable {
             BackendConnector connector =
                     new BackendConnector(transport.clientChannel(), settings.connectTimeoutMillis());
             HostgroupConfig hostgroup = config.defaultHostgroup();
+            HandshakeV10 backend = probeBackend(connector, workers, hostgroup);
             String version = settings.serverVersion() != null
                     ? settings.serverVersion()
-                    : probeVersion(connector, workers, hostgroup) + "-Shardgate";
+                    : (backend != null ? backend.serverVersion() : FALLBACK_VERSION) + "-Shardgate";
+            int mariaDbCapabilities = relayableMariaDbCapabilities(backend);
             BackendPool pool = new BackendPool(hostgroup, hostgroup.writerAddress(), connector);
             FrontendServices services = new FrontendServices(
                     settings,
@@ -95,6 +99,7 @@ public final class Shardgate implements AutoCloseable {
                     rsa.keyPair(),
                     rsa.publicKeyPem(),
                     version,
+                    mariaDbCapabilities,
                     hostgroup,
                     pool,
                     new AtomicInteger());
@@ -146,22 +151,37 @@ public final class Shardgate implements AutoCloseable {
     }
 
     /**
-     * Asks the default hostgroup's writer for its version string, so clients that adapt to the
-     * server (MariaDB vs MySQL, 8.0 features) see what they will actually talk to.
+     * MariaDB extended capabilities to offer clients: only those whose packets the relay passes
+     * through unchanged. Extended type info (JSON, UUID... in column definitions) is; progress
+     * reports (ERR-shaped packets mid-result), metadata caching and bulk execution are not.
      */
-    private static String probeVersion(BackendConnector connector, EventLoopGroup loops, HostgroupConfig hostgroup) {
+    private static int relayableMariaDbCapabilities(HandshakeV10 backend) {
+        if (backend == null || (backend.capabilities().flags() & CapabilityFlags.CLIENT_LONG_PASSWORD) != 0) {
+            return 0; // MySQL, or unknown: plain MySQL protocol
+        }
+        return backend.capabilities().mariaDbFlags() & CapabilityFlags.MARIADB_CLIENT_EXTENDED_TYPE_INFO;
+    }
+
+    /**
+     * Greets the default hostgroup's writer, so clients that adapt to the server (MariaDB vs
+     * MySQL, 8.0 features) see the version and extensions they will actually talk to; null when
+     * it cannot be reached at startup.
+     */
+    private static HandshakeV10 probeBackend(
+            BackendConnector connector, EventLoopGroup loops, HostgroupConfig hostgroup) {
         BackendLogin login = new BackendLogin(
                 hostgroup.user(),
                 hostgroup.password(),
                 null,
                 Collations.UTF8MB4_GENERAL_CI,
-                BackendConnector.BASE_CAPABILITIES);
+                BackendConnector.BASE_CAPABILITIES,
+                0);
         Future<BackendConnection> probe = connector.connect(loops.next(), hostgroup.writerAddress(), login);
         probe.awaitUninterruptibly();
         if (probe.isSuccess()) {
             BackendConnection connection = probe.getNow();
             connection.close();
-            return connection.handshake().serverVersion();
+            return connection.handshake();
         }
         log.warn(
                 "could not reach hostgroup {} writer {} at startup ({}); announcing version {}",
@@ -169,7 +189,7 @@ public final class Shardgate implements AutoCloseable {
                 hostgroup.writer(),
                 probe.cause().getMessage(),
                 FALLBACK_VERSION);
-        return FALLBACK_VERSION;
+        return null;
     }
 
     /** The port MySQL clients connect to (useful when the config asked for port 0). */

@@ -19,6 +19,7 @@ import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.HandshakeResponse41;
 import io.shardgate.protocol.packet.HandshakeV10;
 import io.shardgate.protocol.packet.OkPacket;
+import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.net.PacketWriter;
 import java.nio.charset.StandardCharsets;
@@ -42,6 +43,7 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
     private final Promise<BackendConnection> promise;
     private HandshakeV10 handshake;
     private int capabilities;
+    private int mariaDbCapabilities;
     private AuthPlugin plugin;
     private byte[] seed;
     private boolean awaitingPublicKey;
@@ -82,6 +84,11 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         capabilities = login.capabilities() & serverCaps;
+        if ((serverCaps & CapabilityFlags.CLIENT_LONG_PASSWORD) == 0) {
+            // MariaDB: no CLIENT_MYSQL bit, extended capabilities in the handshake's reserved bytes
+            mariaDbCapabilities =
+                    login.mariaDbCapabilities() & handshake.capabilities().mariaDbFlags();
+        }
         if (login.schema() == null) {
             capabilities &= ~CLIENT_CONNECT_WITH_DB;
         }
@@ -93,7 +100,7 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
         attrs.put("_client_name", "shardgate");
         attrs.put("program_name", "shardgate");
         HandshakeResponse41 response = new HandshakeResponse41(
-                new Capabilities(capabilities),
+                new Capabilities(capabilities, mariaDbCapabilities),
                 1 << 30,
                 login.characterSet(),
                 login.user(),
@@ -162,7 +169,7 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
     private void succeed(ChannelHandlerContext ctx, OkPacket ok) {
         ctx.pipeline().remove(this);
         BackendConnection connection = new BackendConnection(
-                ctx.channel(), handshake, new Capabilities(capabilities), ok.statusFlags(), label);
+                ctx.channel(), handshake, new Capabilities(capabilities, mariaDbCapabilities), ok.statusFlags(), label);
         if (!promise.trySuccess(connection)) {
             ctx.close();
         }

@@ -8,8 +8,11 @@ package io.shardgate.router.backend;
  * @param schema schema to select at login, or null
  * @param characterSet collation id announced in the handshake response, usually the client's
  * @param capabilities capability flags the router asks for; intersected with the server's
+ * @param mariaDbCapabilities MariaDB extended capabilities asked for (used when the server is
+ *     MariaDB, which announces them in place of CLIENT_MYSQL)
  */
-public record BackendLogin(String user, String password, String schema, int characterSet, int capabilities) {
+public record BackendLogin(
+        String user, String password, String schema, int characterSet, int capabilities, int mariaDbCapabilities) {
     @Override
     public String toString() {
         return "BackendLogin[user=" + user + ", schema=" + schema + "]"; // never print the password

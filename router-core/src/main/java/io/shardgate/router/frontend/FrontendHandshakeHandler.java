@@ -75,7 +75,9 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
     }
 
     private int offeredCapabilities() {
-        return services.tls() != null ? SERVER_CAPABILITIES | CLIENT_SSL : SERVER_CAPABILITIES;
+        int caps = services.tls() != null ? SERVER_CAPABILITIES | CLIENT_SSL : SERVER_CAPABILITIES;
+        // like a MariaDB server: no CLIENT_MYSQL bit when extended capabilities are announced
+        return services.mariaDbCapabilities() != 0 ? caps & ~CLIENT_LONG_PASSWORD : caps;
     }
 
     @Override
@@ -95,7 +97,7 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
                 services.serverVersion(),
                 connectionId,
                 seed,
-                new Capabilities(offeredCapabilities()),
+                new Capabilities(offeredCapabilities(), services.mariaDbCapabilities()),
                 Collations.UTF8MB4_GENERAL_CI,
                 ServerStatus.SERVER_STATUS_AUTOCOMMIT,
                 services.settings().authPlugin());
@@ -151,7 +153,9 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
             refuse(ctx, Errors.notSupported("clients without protocol 4.1"));
             return;
         }
-        capabilities = new Capabilities(response.capabilities().flags() & offeredCapabilities());
+        capabilities = new Capabilities(
+                response.capabilities().flags() & offeredCapabilities(),
+                response.capabilities().mariaDbFlags() & services.mariaDbCapabilities());
         String remote = remoteHost(ctx);
         auth = new ClientAuthentication(
                 services.users(), services.rsaKeys(), services.rsaPublicKeyPem(), secure, remote);

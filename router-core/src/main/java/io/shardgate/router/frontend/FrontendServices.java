@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param rsaKeys key pair for caching_sha2_password full authentication without TLS
  * @param rsaPublicKeyPem the public key as clients request it
  * @param serverVersion version string announced in the handshake
+ * @param mariaDbCapabilities MariaDB extended capabilities offered to clients (0: plain MySQL)
  * @param hostgroup where statements go (one hostgroup until sharding, issue #3)
  * @param pool connections to the hostgroup's writer
  * @param connectionIds source of the connection ids clients see
@@ -28,6 +29,7 @@ public record FrontendServices(
         KeyPair rsaKeys,
         String rsaPublicKeyPem,
         String serverVersion,
+        int mariaDbCapabilities,
         HostgroupConfig hostgroup,
         BackendPool pool,
         AtomicInteger connectionIds) {}

@@ -14,6 +14,7 @@ import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.RelayTarget;
 import io.shardgate.router.config.UserConfig;
 import io.shardgate.router.net.PacketWriter;
@@ -93,7 +94,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         this.loginSequenceId = loginSequenceId;
         this.desired = SessionVariables.initial(schema);
         ConnectionKind kind = new ConnectionKind(
-                capabilities.flags() & io.shardgate.router.backend.BackendConnector.RESULT_FORMAT,
+                capabilities.flags() & BackendConnector.RESULT_FORMAT,
+                capabilities.mariaDbFlags(),
                 characterSet,
                 schema);
         this.lease = new BackendLease(
@@ -346,7 +348,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
         lease.clearStickyPins();
         lease.kind(new ConnectionKind(
-                capabilities.flags() & io.shardgate.router.backend.BackendConnector.RESULT_FORMAT,
+                capabilities.flags() & BackendConnector.RESULT_FORMAT,
+                capabilities.mariaDbFlags(),
                 request.characterSet(),
                 schema));
         desired = SessionVariables.initial(schema);

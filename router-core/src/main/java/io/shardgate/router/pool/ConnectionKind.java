@@ -6,28 +6,30 @@ package io.shardgate.router.pool;
  * announced at login, and whether a schema is selected (MySQL cannot unselect one).
  *
  * @param capabilities result-format capability flags, as the client negotiated them
+ * @param mariaDbCapabilities MariaDB extended capabilities the client negotiated
  * @param characterSet collation id of the login
  * @param schema the schema to select when opening a new connection (null: none); connections with
  *     any schema selected can serve any session that has one, after COM_INIT_DB
  */
-public record ConnectionKind(int capabilities, int characterSet, String schema) {
+public record ConnectionKind(int capabilities, int mariaDbCapabilities, int characterSet, String schema) {
     /** The same kind, opening new connections with {@code newSchema} selected. */
     public ConnectionKind withSchema(String newSchema) {
         return java.util.Objects.equals(schema, newSchema)
                 ? this
-                : new ConnectionKind(capabilities, characterSet, newSchema);
+                : new ConnectionKind(capabilities, mariaDbCapabilities, characterSet, newSchema);
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof ConnectionKind k
                 && k.capabilities == capabilities
+                && k.mariaDbCapabilities == mariaDbCapabilities
                 && k.characterSet == characterSet
                 && (k.schema == null) == (schema == null);
     }
 
     @Override
     public int hashCode() {
-        return 31 * (31 * capabilities + characterSet) + (schema == null ? 0 : 1);
+        return 31 * (31 * (31 * capabilities + mariaDbCapabilities) + characterSet) + (schema == null ? 0 : 1);
     }
 }

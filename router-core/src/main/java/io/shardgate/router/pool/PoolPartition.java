@@ -114,7 +114,8 @@ public final class PoolPartition {
                 pool.hostgroup().password(),
                 kind.schema(),
                 kind.characterSet(),
-                BackendConnector.BASE_CAPABILITIES | kind.capabilities());
+                BackendConnector.BASE_CAPABILITIES | kind.capabilities(),
+                kind.mariaDbCapabilities());
         Future<BackendConnection> connect = pool.connector().connect(loop, pool.address(), login);
         connect.addListener(f -> {
             if (!f.isSuccess()) {
@@ -126,13 +127,16 @@ public final class PoolPartition {
             pool.created.increment();
             BackendConnection connection = connect.getNow();
             int missing = kind.capabilities() & ~connection.capabilities().flags();
-            if (missing != 0) {
+            int missingMariaDb =
+                    kind.mariaDbCapabilities() & ~connection.capabilities().mariaDbFlags();
+            if (missing != 0 || missingMariaDb != 0) {
                 connection.close();
                 pool.slotFreed(this);
                 promise.tryFailure(new BackendException(new ErrPacket(
                         ErrorCode.ER_NOT_SUPPORTED_YET.code(),
                         ErrorCode.ER_NOT_SUPPORTED_YET.sqlState(),
-                        "client capabilities 0x" + Integer.toHexString(missing) + " that backend " + connection.label()
+                        "client capabilities 0x" + Integer.toHexString(missing) + "/0x"
+                                + Integer.toHexString(missingMariaDb) + " that backend " + connection.label()
                                 + " lacks")));
                 return;
             }
