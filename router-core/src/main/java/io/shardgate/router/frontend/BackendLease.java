@@ -20,6 +20,7 @@ import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
@@ -35,8 +36,15 @@ import java.util.function.Consumer;
  * returned. Runs on the session's event loop.
  */
 final class BackendLease {
-    /** Statements after an INSERT that keep its connection, so LAST_INSERT_ID() reads the right one. */
+    /**
+     * After an INSERT the connection stays for the next statements or until the session has been
+     * quiet this long, so a LAST_INSERT_ID() right after it reads the right server session (as
+     * ProxySQL's auto_increment_delay_multiplex does); drivers that take the id from the OK packet
+     * do not need it.
+     */
     static final int INSERT_ID_HOLD = 5;
+
+    static final long INSERT_ID_HOLD_MILLIS = 1000;
 
     private final PoolPartition partition;
     private final RelayTarget target;
@@ -45,6 +53,8 @@ final class BackendLease {
     private PooledConnection current;
     private int statusFlags = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
     private int insertIdHold;
+    /** Counts statements, so a hold timer knows whether the session moved on meanwhile. */
+    private long statements;
     /** Receives the response of the internal command in flight. */
     private BiConsumer<ByteBuf, Boolean> internal;
 
@@ -216,12 +226,27 @@ final class BackendLease {
      */
     void afterResponse(int status, boolean insert) {
         statusFlags = status;
+        statements++;
         if (insert) {
             insertIdHold = INSERT_ID_HOLD;
         } else if (insertIdHold > 0) {
             insertIdHold--;
         }
         releaseIfFree();
+        if (current != null && insertIdHold > 0) {
+            long seen = statements;
+            current.channel()
+                    .eventLoop()
+                    .schedule(() -> endInsertIdHold(seen), INSERT_ID_HOLD_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The hold timer: a session quiet since statement {@code seen} lets its connection go. */
+    private void endInsertIdHold(long seen) {
+        if (statements == seen && insertIdHold > 0 && internal == null) {
+            insertIdHold = 0;
+            releaseIfFree();
+        }
     }
 
     /** Returns the connection if nothing pins the session and no response is outstanding. */

@@ -28,6 +28,8 @@ public final class PoolPartition {
     private static final Logger log = LoggerFactory.getLogger(PoolPartition.class);
     /** Error code ProxySQL uses for the same condition; Shardgate's own codes start at 9000. */
     public static final int ER_MAX_CONNECT_TIMEOUT = 9001;
+    /** How long a waiter relies on its own loop before other loops give up an idle connection. */
+    static final long STEAL_AFTER_MILLIS = 20;
 
     private final BackendPool pool;
     private final EventLoop loop;
@@ -71,9 +73,18 @@ public final class PoolPartition {
             int millis = pool.settings().acquireTimeoutMillis();
             ScheduledFuture<?> timeout = loop.schedule(() -> timeOut(promise, millis), millis, TimeUnit.MILLISECONDS);
             waiters.add(new Waiter(kind, promise, timeout));
-            pool.requestRoom(this);
+            // statements end within milliseconds: wait briefly for one of this loop's connections
+            // before making another loop close an idle one (a reconnect costs far more)
+            loop.schedule(this::requestRoomIfWaiting, STEAL_AFTER_MILLIS, TimeUnit.MILLISECONDS);
         }
         return promise;
+    }
+
+    private void requestRoomIfWaiting() {
+        waiters.removeIf(w -> w.promise().isDone());
+        if (!waiters.isEmpty()) {
+            pool.requestRoom(this);
+        }
     }
 
     private void timeOut(Promise<PooledConnection> promise, int millis) {
@@ -175,6 +186,7 @@ public final class PoolPartition {
 
     /** Closes a connection that must not be reused (dead, dirty, or of no use) and frees its slot. */
     public void discard(PooledConnection c) {
+        log.debug("{}: closing {}", pool.label(), c);
         if (c.markDiscarded()) {
             idle.remove(c);
             c.relay().closeQuietly(c.channel());
