@@ -28,7 +28,6 @@ import io.shardgate.router.pool.BackendPool;
 import io.shardgate.router.pool.PoolStats;
 import io.shardgate.router.tls.FrontendTls;
 import io.shardgate.router.tls.ServerRsaKeys;
-import io.shardgate.router.tls.TlsSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -139,15 +138,7 @@ public final class Shardgate implements AutoCloseable {
     }
 
     private static SslContext frontendTls(TlsConfig tls, Path dataDir) {
-        if (!tls.enabled()) {
-            return null;
-        }
-        TlsSettings settings = new TlsSettings(
-                true,
-                tls.cert() == null ? null : Path.of(tls.cert()),
-                tls.key() == null ? null : Path.of(tls.key()),
-                null);
-        return FrontendTls.load(settings, dataDir).sslContext();
+        return tls.enabled() ? FrontendTls.load(tls.toSettings(), dataDir).sslContext() : null;
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.shardgate.router.backend;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -98,15 +97,5 @@ public final class BackendConnector {
                 TimeUnit.MILLISECONDS);
         promise.addListener(f -> timeout.cancel(false));
         return promise;
-    }
-
-    /** Closes a connection obtained from {@link #connect} that turned out not to be needed. */
-    public static void discard(Future<BackendConnection> future) {
-        future.addListener(f -> {
-            if (f.isSuccess()) {
-                Channel ch = ((BackendConnection) f.getNow()).channel();
-                ch.close();
-            }
-        });
     }
 }

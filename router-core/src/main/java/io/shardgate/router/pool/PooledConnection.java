@@ -96,11 +96,6 @@ public final class PooledConnection implements RelayTarget {
         return !lost && !discarded && connection.channel().isActive() && relay.idle();
     }
 
-    /** The partition (pool and event loop) this connection belongs to. */
-    public PoolPartition partition() {
-        return partition;
-    }
-
     // While idle the connection is its own relay target: anything from the server ends it.
 
     @Override
