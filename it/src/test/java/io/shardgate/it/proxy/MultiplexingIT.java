@@ -231,4 +231,97 @@ class MultiplexingIT {
                     .isEqualTo("0");
         }
     }
+
+    @Test
+    void serverPreparedStatementsAreMultiplexedAndPreparedAgainWhereNeeded() throws SQLException {
+        Map<String, String> serverPrepared = Map.of("useServerPrepStmts", "true", "cachePrepStmts", "false");
+        try (Shardgate router = router(1, 30_000);
+                Connection a =
+                        Driver.MYSQL.connect(router.mysqlPort(), ProxyCluster.SCHEMA, "app", "app-pw", serverPrepared);
+                Connection b =
+                        Driver.MYSQL.connect(router.mysqlPort(), ProxyCluster.SCHEMA, "app", "app-pw", serverPrepared);
+                Connection root = Driver.MARIADB.connect(
+                        cluster.backend().port(),
+                        ProxyCluster.SCHEMA,
+                        "root",
+                        cluster.backend().rootPassword())) {
+            try (Statement s = a.createStatement()) {
+                // a's server session differs from b's, so every switch resets the one connection,
+                // which deallocates its prepared statements: they must be prepared again, lazily
+                s.execute("SET time_zone = '+01:00'");
+            }
+            try (PreparedStatement plusOne = a.prepareStatement("SELECT ? + 1, @@time_zone");
+                    PreparedStatement twice = b.prepareStatement("SELECT ? * 2, @@time_zone")) {
+                for (int i = 0; i < 6; i++) {
+                    plusOne.setInt(1, i);
+                    try (ResultSet rs = plusOne.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getInt(1)).isEqualTo(i + 1);
+                        assertThat(rs.getString(2)).isEqualTo("+01:00");
+                    }
+                    twice.setLong(1, i);
+                    try (ResultSet rs = twice.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getLong(1)).isEqualTo(2L * i);
+                        assertThat(rs.getString(2)).isNotEqualTo("+01:00");
+                    }
+                }
+            }
+            assertThat(router.poolStats().created())
+                    .as("one backend connection served both")
+                    .isEqualTo(1);
+            assertThat(Integer.parseInt(scalar(
+                            root,
+                            "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS"
+                                    + " WHERE VARIABLE_NAME = 'PREPARED_STMT_COUNT'")))
+                    .as("prepared statements left on the server")
+                    .isLessThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void manySessionsShareConnectionsWithServerPreparedStatements() throws Exception {
+        int clients = 100;
+        Map<String, String> serverPrepared = Map.of("useServerPrepStmts", "true");
+        try (Shardgate router = router(4, 30_000)) {
+            List<Connection> sessions = new ArrayList<>();
+            try {
+                for (int i = 0; i < clients; i++) {
+                    sessions.add(Driver.MARIADB.connect(
+                            router.mysqlPort(), ProxyCluster.SCHEMA, "app", "app-pw", serverPrepared));
+                }
+                ExecutorService pool = Executors.newFixedThreadPool(16);
+                List<Future<?>> work = new ArrayList<>();
+                for (int i = 0; i < clients; i++) {
+                    Connection c = sessions.get(i);
+                    int me = i;
+                    work.add(pool.submit(() -> {
+                        try (PreparedStatement ps = c.prepareStatement("SELECT ?, CONCAT('client-', ?)")) {
+                            for (int q = 0; q < 10; q++) {
+                                ps.setInt(1, me * 100 + q);
+                                ps.setString(2, Integer.toString(me));
+                                try (ResultSet rs = ps.executeQuery()) {
+                                    assertThat(rs.next()).isTrue();
+                                    assertThat(rs.getInt(1)).isEqualTo(me * 100 + q);
+                                    assertThat(rs.getString(2)).isEqualTo("client-" + me);
+                                }
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : work) {
+                    f.get();
+                }
+                pool.shutdown();
+                assertThat(router.poolStats().created())
+                        .as("backend connections ever opened")
+                        .isLessThanOrEqualTo(4);
+            } finally {
+                for (Connection c : sessions) {
+                    c.close();
+                }
+            }
+        }
+    }
 }

@@ -45,6 +45,13 @@ public final class ResponseScanner {
 
         /** The server asked for a LOCAL INFILE upload: the client's next packets are file data. */
         default void localInfileRequested() {}
+
+        /**
+         * A COM_STMT_PREPARE_OK arrived whole in {@code in} with its payload at {@code payload}
+         * (statement id int&lt;4&gt; at {@code payload + 1}); the listener may rewrite the statement
+         * id in place before the bytes are relayed.
+         */
+        default void prepareOk(ByteBuf in, int payload) {}
     }
 
     private enum Expect {
@@ -272,6 +279,7 @@ public final class ResponseScanner {
             case STATISTICS -> complete(false);
             case PREPARE -> {
                 // COM_STMT_PREPARE_OK: 0x00, statement id int<4>, columns int<2>, params int<2>
+                listener.prepareOk(in, payload);
                 prepareColumns = in.getUnsignedShortLE(payload + 5);
                 remaining = in.getUnsignedShortLE(payload + 7);
                 if (remaining > 0) {

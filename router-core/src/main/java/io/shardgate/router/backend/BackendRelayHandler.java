@@ -166,6 +166,13 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     }
 
     @Override
+    public void prepareOk(ByteBuf in, int payload) {
+        if (internal == null) {
+            target.prepareOk(in, payload);
+        }
+    }
+
+    @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         flush();
     }

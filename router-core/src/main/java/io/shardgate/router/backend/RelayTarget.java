@@ -18,6 +18,13 @@ public interface RelayTarget {
     void localInfileRequested();
 
     /**
+     * A COM_STMT_PREPARE_OK is about to be relayed: {@code in} holds it whole, payload at
+     * {@code payload}; the target may rewrite the statement id in place (statement ids are the
+     * router's, not one backend connection's).
+     */
+    default void prepareOk(ByteBuf in, int payload) {}
+
+    /**
      * The backend closed or failed. {@code midPacket} is true when part of a packet was already
      * relayed, so no error packet can be inserted; {@code nextSequenceId} otherwise continues the
      * client's sequence.

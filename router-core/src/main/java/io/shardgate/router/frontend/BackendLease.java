@@ -91,6 +91,10 @@ final class BackendLease {
         pins.addAll(reasons);
     }
 
+    void unpin(PinReason reason) {
+        pins.remove(reason);
+    }
+
     /** COM_RESET_CONNECTION or COM_CHANGE_USER: the server session starts over. */
     void clearStickyPins() {
         boolean off = pins.contains(PinReason.MULTIPLEXING_OFF);
@@ -149,6 +153,7 @@ final class BackendLease {
         ArrayDeque<Consumer<ByteBuf>> steps = new ArrayDeque<>();
         List<String> missing = desired.missingFrom(actual);
         if (missing == null) {
+            current.forgetStatements(); // the reset deallocates them
             steps.add(out -> out.writeByte(Command.COM_RESET_CONNECTION.code()));
             missing = List.copyOf(desired.fragments().values());
         }
@@ -210,13 +215,13 @@ final class BackendLease {
         return true;
     }
 
-    /** Runs one internal command on the held connection (COM_CHANGE_USER's reset). */
-    void runInternal(Consumer<ByteBuf> command, BiConsumer<ByteBuf, Boolean> onResponse) {
-        internal = (response, error) -> {
+    /** Runs one internal command on the held connection; its framed response goes to {@code onResponse}. */
+    void runInternal(Consumer<ByteBuf> command, Response response, BiConsumer<ByteBuf, Boolean> onResponse) {
+        internal = (bytes, error) -> {
             internal = null;
-            onResponse.accept(response, error);
+            onResponse.accept(bytes, error);
         };
-        current.relay().expectInternal(Response.SINGLE, current.channel());
+        current.relay().expectInternal(response, current.channel());
         current.channel().writeAndFlush(PacketWriter.frame(current.channel().alloc(), 0, 64, command));
     }
 

@@ -74,6 +74,10 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     private boolean uploading;
 
     private ChangeUserExchange changeUser;
+    private final PreparedStatements statements = new PreparedStatements();
+    /** SQL of the COM_STMT_PREPARE in flight, registered when its COM_STMT_PREPARE_OK passes. */
+    private String pendingPrepareSql;
+
     private boolean closed;
 
     FrontendSession(
@@ -171,22 +175,21 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
                 run(packet, Response.SINGLE, new StatementEffects(java.util.Map.of(), schema, Set.of(), false), false);
             }
             case COM_STMT_PREPARE -> {
-                // prepared statements live in one server session (issue #9: prepare lazily per connection)
-                lease.pin(EnumSet.of(PinReason.PREPARED_STATEMENT));
+                pendingPrepareSql = payload.toString(
+                        payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
                 run(packet, Response.PREPARE, StatementEffects.NONE, false);
             }
-            case COM_STMT_EXECUTE -> run(packet, Response.RESULT_SET, StatementEffects.NONE, false);
-            case COM_STMT_FETCH -> run(packet, Response.ROWS, StatementEffects.NONE, false);
+            case COM_STMT_EXECUTE, COM_STMT_FETCH, COM_STMT_RESET, COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE ->
+                runStatement(packet, command);
             case COM_FIELD_LIST -> run(packet, Response.FIELD_LIST, StatementEffects.NONE, false);
             case COM_STATISTICS -> run(packet, Response.STATISTICS, StatementEffects.NONE, false);
             case COM_PROCESS_INFO -> run(packet, Response.RESULT_SET, StatementEffects.NONE, false);
-            case COM_STMT_RESET, COM_DEBUG, COM_REFRESH -> run(packet, Response.SINGLE, StatementEffects.NONE, false);
+            case COM_DEBUG, COM_REFRESH -> run(packet, Response.SINGLE, StatementEffects.NONE, false);
             case COM_SET_OPTION -> {
                 // switches multi-statements on that server session only
                 lease.pin(EnumSet.of(PinReason.UNTRACKED_SET));
                 run(packet, Response.SINGLE, StatementEffects.NONE, false);
             }
-            case COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA -> run(packet, null, StatementEffects.NONE, false);
             case COM_RESET_CONNECTION -> resetConnection(packet);
             case COM_PING -> {
                 packet.release();
@@ -221,28 +224,153 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
             lease.pin(effects.pins());
         }
         lease.acquire(desired, (connection, error) -> {
-            if (closed) {
-                packet.release();
-                lease.close();
-                return;
-            }
-            if (error != null) {
-                packet.release();
-                busy = false;
-                reply(1, error);
-                drain();
-                return;
-            }
-            inFlightEffects = effects;
-            inFlightInsert = insert;
-            if (response != null) {
-                connection.relay().expect(response);
-            }
-            connection.channel().writeAndFlush(packet, connection.channel().voidPromise());
-            if (response == null) {
-                finishCommand(lease.statusFlags(), false);
+            if (proceed(packet, error)) {
+                send(connection, packet, response, effects, insert);
             }
         });
+    }
+
+    /** False (the command answered or dropped) when the session closed or no connection came. */
+    private boolean proceed(Packet packet, ErrPacket error) {
+        if (closed) {
+            packet.release();
+            lease.close();
+            return false;
+        }
+        if (error != null) {
+            packet.release();
+            fail(error);
+            return false;
+        }
+        return true;
+    }
+
+    /** Answers the command in progress with {@code error} instead of a backend's response. */
+    private void fail(ErrPacket error) {
+        busy = false;
+        pendingPrepareSql = null;
+        reply(1, error);
+        lease.releaseIfFree();
+        drain();
+    }
+
+    private void send(
+            PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
+        inFlightEffects = effects;
+        inFlightInsert = insert;
+        if (response != null) {
+            connection.relay().expect(response);
+        }
+        connection.channel().writeAndFlush(packet, connection.channel().voidPromise());
+        if (response == null) {
+            finishCommand(lease.statusFlags(), false);
+        }
+    }
+
+    /**
+     * COM_STMT_EXECUTE, _FETCH, _RESET, _SEND_LONG_DATA, _CLOSE: the client names the router's
+     * statement id; the statement is prepared on the borrowed connection if that one has not yet
+     * prepared it, and the command goes out with that connection's own id.
+     */
+    private void runStatement(Packet packet, Command command) {
+        ByteBuf payload = packet.payload();
+        int id = payload.readableBytes() >= 5 ? payload.getIntLE(payload.readerIndex() + 1) : 0;
+        PreparedStatements.Prepared statement = statements.get(id);
+        if (command == Command.COM_STMT_CLOSE) {
+            statements.remove(id); // no answer; connections keep their copies until evicted or reset
+            packet.release();
+            return;
+        }
+        if (statement == null) {
+            packet.release();
+            reply(1, ErrPacket.of(ErrorCode.ER_UNKNOWN_STMT_HANDLER, Integer.toUnsignedString(id), command.name()));
+            return;
+        }
+        if (command == Command.COM_STMT_RESET
+                && (lease.current() == null || lease.current().statementId(statement.sql) == null)) {
+            packet.release(); // nothing of it is bound on any server session this client holds
+            reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
+            return;
+        }
+        busy = true;
+        lease.acquire(desired, (connection, error) -> {
+            if (!proceed(packet, error)) {
+                return;
+            }
+            Integer backendId = connection.statementId(statement.sql);
+            if (backendId != null) {
+                sendStatement(connection, packet, command, statement, backendId);
+                return;
+            }
+            lease.runInternal(
+                    out -> out.writeByte(Command.COM_STMT_PREPARE.code())
+                            .writeCharSequence(statement.sql, StandardCharsets.UTF_8),
+                    Response.PREPARE,
+                    (response, failed) -> {
+                        if (failed) {
+                            packet.release();
+                            fail(ErrPacket.read(response.skipBytes(4)));
+                            return;
+                        }
+                        int prepared = response.getIntLE(response.readerIndex() + 5);
+                        remember(connection, statement.sql, prepared);
+                        sendStatement(connection, packet, command, statement, prepared);
+                    });
+        });
+    }
+
+    private void sendStatement(
+            PooledConnection connection,
+            Packet packet,
+            Command command,
+            PreparedStatements.Prepared statement,
+            int backendId) {
+        packet.payload().setIntLE(packet.payload().readerIndex() + 1, backendId);
+        switch (command) {
+            case COM_STMT_EXECUTE -> {
+                lease.unpin(PinReason.LONG_DATA); // the long data is consumed by this execution
+                send(
+                        connection,
+                        ExecuteTypes.bound(packet, statement),
+                        Response.RESULT_SET,
+                        StatementEffects.NONE,
+                        false);
+            }
+            case COM_STMT_FETCH -> send(connection, packet, Response.ROWS, StatementEffects.NONE, false);
+            case COM_STMT_RESET -> send(connection, packet, Response.SINGLE, StatementEffects.NONE, false);
+            default -> {
+                // COM_STMT_SEND_LONG_DATA: no answer; its data waits in that server session
+                lease.pin(EnumSet.of(PinReason.LONG_DATA));
+                send(connection, packet, null, StatementEffects.NONE, false);
+            }
+        }
+    }
+
+    /** Records a backend statement id on {@code connection}, closing one that falls out of its cache. */
+    private static void remember(PooledConnection connection, String sql, int backendId) {
+        Integer evicted = connection.rememberStatement(sql, backendId);
+        if (evicted != null) {
+            connection
+                    .channel()
+                    .writeAndFlush(PacketWriter.frame(
+                            connection.channel().alloc(),
+                            0,
+                            5,
+                            out -> out.writeByte(Command.COM_STMT_CLOSE.code()).writeIntLE(evicted)));
+        }
+    }
+
+    @Override
+    public void prepareOk(ByteBuf in, int payload) {
+        String sql = pendingPrepareSql;
+        PooledConnection connection = lease.current();
+        if (sql == null || connection == null) {
+            return;
+        }
+        int backendId = in.getIntLE(payload + 1);
+        int clientId = statements.add(sql, in.getUnsignedShortLE(payload + 7));
+        remember(connection, sql, backendId);
+        in.setIntLE(payload + 1, clientId); // the client sees the router's id
     }
 
     @Override
@@ -253,6 +381,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     private void finishCommand(int statusFlags, boolean error) {
         StatementEffects effects = inFlightEffects;
         inFlightEffects = StatementEffects.NONE;
+        pendingPrepareSql = null;
         if (!error) {
             desired = desired.apply(effects);
             if (lease.current() != null) {
@@ -280,6 +409,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
 
     private void resetConnection(Packet packet) {
         lease.clearStickyPins();
+        statements.clear();
         desired = SessionVariables.initial(desired.schema());
         if (lease.current() == null) {
             // nothing of this session lives in a server session: a fresh state is just a new borrow
@@ -289,6 +419,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         }
         PooledConnection c = lease.current();
         c.state(SessionVariables.initial(c.state().schema()));
+        c.forgetStatements();
         run(packet, Response.SINGLE, StatementEffects.NONE, false);
     }
 
@@ -344,6 +475,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     /** COM_CHANGE_USER authenticated {@code newUser}: the session starts over as that user. */
     void changedUser(UserConfig newUser, ComChangeUser request, int sequenceId) {
         user = newUser;
+        statements.clear();
         String schema =
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
         lease.clearStickyPins();

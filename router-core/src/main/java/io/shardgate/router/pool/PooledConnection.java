@@ -24,6 +24,9 @@ public final class PooledConnection implements RelayTarget {
     private long idleSinceNanos;
     private SessionVariables state;
     private boolean lost;
+    /** Statements prepared on this server session: SQL text to backend id, least recently used first. */
+    private final java.util.LinkedHashMap<String, Integer> statements = new java.util.LinkedHashMap<>(16, 0.75f, true);
+
     private boolean discarded;
 
     PooledConnection(
@@ -62,6 +65,38 @@ public final class PooledConnection implements RelayTarget {
 
     public void state(SessionVariables state) {
         this.state = state;
+    }
+
+    /** Prepared statements kept per connection; beyond this the least recently used is closed. */
+    public static final int MAX_STATEMENTS = 256;
+
+    /** The backend id of {@code sql} prepared on this connection, or null. */
+    public Integer statementId(String sql) {
+        return statements.get(sql);
+    }
+
+    /**
+     * Remembers that {@code sql} is prepared here as {@code id}; returns the backend id of a
+     * statement to close (COM_STMT_CLOSE) — a replaced copy, or the least recently used one when
+     * the cache is full — or null.
+     */
+    public Integer rememberStatement(String sql, int id) {
+        Integer previous = statements.put(sql, id);
+        if (previous != null && previous != id) {
+            return previous; // prepared again here: the older copy is no longer reachable
+        }
+        if (statements.size() <= MAX_STATEMENTS) {
+            return null;
+        }
+        var eldest = statements.entrySet().iterator();
+        Integer evicted = eldest.next().getValue();
+        eldest.remove();
+        return evicted;
+    }
+
+    /** The server session was reset: its prepared statements are gone. */
+    public void forgetStatements() {
+        statements.clear();
     }
 
     ConnectionKind kind() {

@@ -13,7 +13,7 @@ public enum PinReason {
     TEMPORARY_TABLE("temporary table"),
     FOUND_ROWS("SQL_CALC_FOUND_ROWS/FOUND_ROWS()"),
     SQL_PREPARE("PREPARE ... FROM"),
-    PREPARED_STATEMENT("server-side prepared statement"),
+    LONG_DATA("COM_STMT_SEND_LONG_DATA before its COM_STMT_EXECUTE"),
     UNTRACKED_SET("SET that cannot be replayed"),
     VERSIONED_COMMENT("/*! ... */ executable comment"),
     HANDLER("HANDLER statement"),
