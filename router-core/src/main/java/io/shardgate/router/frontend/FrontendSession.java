@@ -74,9 +74,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     private boolean uploading;
 
     private ChangeUserExchange changeUser;
-    private final PreparedStatements statements = new PreparedStatements();
-    /** SQL of the COM_STMT_PREPARE in flight, registered when its COM_STMT_PREPARE_OK passes. */
-    private String pendingPrepareSql;
+    private final PreparedStatementCommands prepared;
 
     private boolean closed;
 
@@ -107,6 +105,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
                 kind,
                 this,
                 services.hostgroup().pool().multiplexing());
+        this.prepared = new PreparedStatementCommands(this, lease);
     }
 
     /** Finishes the login: the schema the client asked for must exist (MySQL checks at login). */
@@ -174,13 +173,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
                         payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
                 run(packet, Response.SINGLE, new StatementEffects(java.util.Map.of(), schema, Set.of(), false), false);
             }
-            case COM_STMT_PREPARE -> {
-                pendingPrepareSql = payload.toString(
-                        payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
-                run(packet, Response.PREPARE, StatementEffects.NONE, false);
-            }
+            case COM_STMT_PREPARE -> prepared.prepare(packet);
             case COM_STMT_EXECUTE, COM_STMT_FETCH, COM_STMT_RESET, COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE ->
-                runStatement(packet, command);
+                prepared.run(packet, command);
             case COM_FIELD_LIST -> run(packet, Response.FIELD_LIST, StatementEffects.NONE, false);
             case COM_STATISTICS -> run(packet, Response.STATISTICS, StatementEffects.NONE, false);
             case COM_PROCESS_INFO -> run(packet, Response.RESULT_SET, StatementEffects.NONE, false);
@@ -217,15 +212,23 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     }
 
     /** Borrows and aligns a connection, then forwards the command; {@code response} null: none comes. */
-    private void run(Packet packet, Response response, StatementEffects effects, boolean insert) {
-        busy = true;
+    void run(Packet packet, Response response, StatementEffects effects, boolean insert) {
         if (!effects.pins().isEmpty() && !effects.pins().contains(PinReason.UNTRACKED_SET)) {
             // pin before sending: e.g. GET_LOCK must stay with its connection even if it fails halfway
             lease.pin(effects.pins());
         }
+        withConnection(packet, connection -> send(connection, packet, response, effects, insert));
+    }
+
+    /**
+     * Marks a command in progress and borrows a connection aligned to the session for it;
+     * {@code then} runs unless the command was answered already (no connection, session closed).
+     */
+    void withConnection(Packet packet, Consumer<PooledConnection> then) {
+        busy = true;
         lease.acquire(desired, (connection, error) -> {
             if (proceed(packet, error)) {
-                send(connection, packet, response, effects, insert);
+                then.accept(connection);
             }
         });
     }
@@ -246,16 +249,15 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     }
 
     /** Answers the command in progress with {@code error} instead of a backend's response. */
-    private void fail(ErrPacket error) {
+    void fail(ErrPacket error) {
         busy = false;
-        pendingPrepareSql = null;
+        prepared.commandFinished();
         reply(1, error);
         lease.releaseIfFree();
         drain();
     }
 
-    private void send(
-            PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
+    void send(PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
         inFlightEffects = effects;
         inFlightInsert = insert;
         if (response != null) {
@@ -267,110 +269,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         }
     }
 
-    /**
-     * COM_STMT_EXECUTE, _FETCH, _RESET, _SEND_LONG_DATA, _CLOSE: the client names the router's
-     * statement id; the statement is prepared on the borrowed connection if that one has not yet
-     * prepared it, and the command goes out with that connection's own id.
-     */
-    private void runStatement(Packet packet, Command command) {
-        ByteBuf payload = packet.payload();
-        int id = payload.readableBytes() >= 5 ? payload.getIntLE(payload.readerIndex() + 1) : 0;
-        PreparedStatements.Prepared statement = statements.get(id);
-        if (command == Command.COM_STMT_CLOSE) {
-            statements.remove(id); // no answer; connections keep their copies until evicted or reset
-            packet.release();
-            return;
-        }
-        if (statement == null) {
-            packet.release();
-            reply(1, ErrPacket.of(ErrorCode.ER_UNKNOWN_STMT_HANDLER, Integer.toUnsignedString(id), command.name()));
-            return;
-        }
-        if (command == Command.COM_STMT_RESET
-                && (lease.current() == null || lease.current().statementId(statement.sql) == null)) {
-            packet.release(); // nothing of it is bound on any server session this client holds
-            reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
-            return;
-        }
-        busy = true;
-        lease.acquire(desired, (connection, error) -> {
-            if (!proceed(packet, error)) {
-                return;
-            }
-            Integer backendId = connection.statementId(statement.sql);
-            if (backendId != null) {
-                sendStatement(connection, packet, command, statement, backendId);
-                return;
-            }
-            lease.runInternal(
-                    out -> out.writeByte(Command.COM_STMT_PREPARE.code())
-                            .writeCharSequence(statement.sql, StandardCharsets.UTF_8),
-                    Response.PREPARE,
-                    (response, failed) -> {
-                        if (failed) {
-                            packet.release();
-                            fail(ErrPacket.read(response.skipBytes(4)));
-                            return;
-                        }
-                        int prepared = response.getIntLE(response.readerIndex() + 5);
-                        remember(connection, statement.sql, prepared);
-                        sendStatement(connection, packet, command, statement, prepared);
-                    });
-        });
-    }
-
-    private void sendStatement(
-            PooledConnection connection,
-            Packet packet,
-            Command command,
-            PreparedStatements.Prepared statement,
-            int backendId) {
-        packet.payload().setIntLE(packet.payload().readerIndex() + 1, backendId);
-        switch (command) {
-            case COM_STMT_EXECUTE -> {
-                lease.unpin(PinReason.LONG_DATA); // the long data is consumed by this execution
-                send(
-                        connection,
-                        ExecuteTypes.bound(packet, statement),
-                        Response.RESULT_SET,
-                        StatementEffects.NONE,
-                        false);
-            }
-            case COM_STMT_FETCH -> send(connection, packet, Response.ROWS, StatementEffects.NONE, false);
-            case COM_STMT_RESET -> send(connection, packet, Response.SINGLE, StatementEffects.NONE, false);
-            default -> {
-                // COM_STMT_SEND_LONG_DATA: no answer; its data waits in that server session
-                lease.pin(EnumSet.of(PinReason.LONG_DATA));
-                send(connection, packet, null, StatementEffects.NONE, false);
-            }
-        }
-    }
-
-    /** Records a backend statement id on {@code connection}, closing one that falls out of its cache. */
-    private static void remember(PooledConnection connection, String sql, int backendId) {
-        Integer evicted = connection.rememberStatement(sql, backendId);
-        if (evicted != null) {
-            connection
-                    .channel()
-                    .writeAndFlush(PacketWriter.frame(
-                            connection.channel().alloc(),
-                            0,
-                            5,
-                            out -> out.writeByte(Command.COM_STMT_CLOSE.code()).writeIntLE(evicted)));
-        }
-    }
-
     @Override
     public void prepareOk(ByteBuf in, int payload) {
-        String sql = pendingPrepareSql;
-        PooledConnection connection = lease.current();
-        if (sql == null || connection == null) {
-            return;
-        }
-        int backendId = in.getIntLE(payload + 1);
-        int clientId = statements.add(sql, in.getUnsignedShortLE(payload + 7));
-        remember(connection, sql, backendId);
-        in.setIntLE(payload + 1, clientId); // the client sees the router's id
+        prepared.prepareOk(in, payload);
     }
 
     @Override
@@ -381,7 +282,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     private void finishCommand(int statusFlags, boolean error) {
         StatementEffects effects = inFlightEffects;
         inFlightEffects = StatementEffects.NONE;
-        pendingPrepareSql = null;
+        prepared.commandFinished();
         if (!error) {
             desired = desired.apply(effects);
             if (lease.current() != null) {
@@ -409,7 +310,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
 
     private void resetConnection(Packet packet) {
         lease.clearStickyPins();
-        statements.clear();
+        prepared.clear();
         desired = SessionVariables.initial(desired.schema());
         if (lease.current() == null) {
             // nothing of this session lives in a server session: a fresh state is just a new borrow
@@ -475,7 +376,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     /** COM_CHANGE_USER authenticated {@code newUser}: the session starts over as that user. */
     void changedUser(UserConfig newUser, ComChangeUser request, int sequenceId) {
         user = newUser;
-        statements.clear();
+        prepared.clear();
         String schema =
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
         lease.clearStickyPins();
@@ -508,11 +409,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         return PacketWriter.frame(ctx.alloc(), sequenceId, 64, payload);
     }
 
-    private void reply(int sequenceId, OkPacket ok) {
+    void reply(int sequenceId, OkPacket ok) {
         ctx.writeAndFlush(frame(sequenceId, out -> ok.write(out, capabilities)), ctx.voidPromise());
     }
 
-    private void reply(int sequenceId, ErrPacket error) {
+    void reply(int sequenceId, ErrPacket error) {
         ctx.writeAndFlush(frame(sequenceId, error::write), ctx.voidPromise());
     }
 
