@@ -67,7 +67,12 @@ cleanup() {
   for pid in "${pids[@]}"; do
     wait "$pid" 2>/dev/null || true
   done
-  rm -rf "$work"
+  if [ "${had_errors:-0}" -gt 0 ]; then
+    say "runs with errors: logs kept in $work (run-*.log, shardgate.log)"
+    rm -rf "$work/shardgate-data"
+  else
+    rm -rf "$work"
+  fi
 }
 trap cleanup EXIT
 
@@ -255,6 +260,7 @@ for threads in $THREADS; do
     avg=$(field 'avg:' 2)
     fatal=$(grep -c 'FATAL' <<<"$output" || true)
     errors=$(( ${errors:-0} + fatal ))
+    [ "$errors" -eq 0 ] || had_errors=1
     proxy_us=""
     if [ -n "${pid[$target]}" ] && [ "${queries:-0}" -gt 0 ]; then
       proxy_us=$(awk -v t=$((proxy_after - proxy_before)) -v hz="$hz" -v q="$queries" 'BEGIN {printf "%.1f", t / hz * 1e6 / q}')
