@@ -51,6 +51,9 @@ final class BackendLease {
     private final EnumSet<PinReason> pins = EnumSet.noneOf(PinReason.class);
     private ConnectionKind kind;
     private PooledConnection current;
+    /** The connection returned last; asked for first next time (affinity). */
+    private PooledConnection previous;
+
     private int statusFlags = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
     private int insertIdHold;
     /** Counts statements, so a hold timer knows whether the session moved on meanwhile. */
@@ -123,7 +126,8 @@ final class BackendLease {
             align(desired, then);
             return;
         }
-        Future<PooledConnection> borrow = partition.acquire(kind.withSchema(desired.schema()));
+        Future<PooledConnection> borrow = partition.acquire(kind.withSchema(desired.schema()), previous);
+        previous = null;
         if (borrow.isDone()) {
             onBorrowed(borrow, desired, then);
         } else {
@@ -262,6 +266,7 @@ final class BackendLease {
                 && pins().isEmpty()) {
             PooledConnection c = current;
             current = null;
+            previous = c;
             partition.release(c);
         }
     }

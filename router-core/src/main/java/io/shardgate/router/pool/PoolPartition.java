@@ -61,8 +61,20 @@ public final class PoolPartition {
      * or the next one released; fails with MySQL error 9001 after {@code acquire_timeout_millis}.
      */
     public Future<PooledConnection> acquire(ConnectionKind kind) {
+        return acquire(kind, null);
+    }
+
+    /**
+     * Like {@link #acquire(ConnectionKind)}, preferring {@code previous} (the connection the
+     * session used last) when it is idle: the server session keeps its caches warm and the
+     * statement cache of that connection already holds the session's prepared statements.
+     */
+    public Future<PooledConnection> acquire(ConnectionKind kind, PooledConnection previous) {
         Promise<PooledConnection> promise = loop.newPromise();
-        PooledConnection c = pollIdle(kind);
+        PooledConnection c =
+                previous != null && previous.kind().equals(kind) && previous.usable() && idle.remove(previous)
+                        ? previous
+                        : pollIdle(kind);
         if (c != null) {
             promise.setSuccess(c);
         } else if (pool.tryReserve()) {
