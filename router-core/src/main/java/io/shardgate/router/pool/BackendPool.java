@@ -110,6 +110,21 @@ public final class BackendPool implements AutoCloseable {
         }
     }
 
+    /** The connections one loop may keep while another loop waits with fewer. */
+    int fairShare() {
+        return Math.max(1, settings.maxConnections() / Math.max(1, partitions.size()));
+    }
+
+    /** Whether a loop other than {@code asking} waits for a connection with less than its share. */
+    boolean anotherStarving(PoolPartition asking) {
+        for (PoolPartition p : partitions.values()) {
+            if (p != asking && p.starving()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Connections open or being opened, over all loops. */
     public int open() {
         return open.get();

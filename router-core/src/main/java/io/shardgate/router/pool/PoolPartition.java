@@ -35,6 +35,11 @@ public final class PoolPartition {
     private final EventLoop loop;
     private final ArrayDeque<PooledConnection> idle = new ArrayDeque<>();
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    /** Connections this partition opened and has not closed; written by its loop only. */
+    private volatile int owned;
+    /** Waiters here while this loop holds less than its fair share; read by other loops. */
+    private volatile boolean starving;
+
     private final ScheduledFuture<?> evictor;
 
     /** A session waiting for a connection of a kind. */
@@ -82,6 +87,7 @@ public final class PoolPartition {
         } else if (shedOneIdle() && pool.tryReserve()) {
             open(kind, promise);
         } else {
+            starving = owned < pool.fairShare();
             int millis = pool.settings().acquireTimeoutMillis();
             ScheduledFuture<?> timeout = loop.schedule(() -> timeOut(promise, millis), millis, TimeUnit.MILLISECONDS);
             waiters.add(new Waiter(kind, promise, timeout));
@@ -101,6 +107,7 @@ public final class PoolPartition {
 
     private void timeOut(Promise<PooledConnection> promise, int millis) {
         waiters.removeIf(w -> w.promise() == promise);
+        updateStarving();
         pool.timeouts.increment();
         promise.tryFailure(new BackendException(new ErrPacket(
                 ER_MAX_CONNECT_TIMEOUT,
@@ -132,6 +139,7 @@ public final class PoolPartition {
     }
 
     private void open(ConnectionKind kind, Promise<PooledConnection> promise) {
+        owned++;
         BackendLogin login = new BackendLogin(
                 pool.hostgroup().user(),
                 pool.hostgroup().password(),
@@ -143,6 +151,7 @@ public final class PoolPartition {
         connect.addListener(f -> {
             if (!f.isSuccess()) {
                 pool.connectFailures.increment();
+                owned--;
                 pool.slotFreed(this);
                 promise.tryFailure(f.cause());
                 return;
@@ -154,6 +163,7 @@ public final class PoolPartition {
                     kind.mariaDbCapabilities() & ~connection.capabilities().mariaDbFlags();
             if (missing != 0 || missingMariaDb != 0) {
                 connection.close();
+                owned--;
                 pool.slotFreed(this);
                 promise.tryFailure(new BackendException(new ErrPacket(
                         ErrorCode.ER_NOT_SUPPORTED_YET.code(),
@@ -178,12 +188,18 @@ public final class PoolPartition {
             discard(c);
             return;
         }
+        if (owned > pool.fairShare() && pool.anotherStarving(this)) {
+            // another loop waits with less than its share: give it this slot rather than keep it
+            discard(c);
+            return;
+        }
         for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
             Waiter w = it.next();
             if (w.kind().equals(c.kind())) {
                 it.remove();
                 w.timeout().cancel(false);
                 if (w.promise().trySuccess(c)) {
+                    updateStarving();
                     return;
                 }
             }
@@ -200,6 +216,7 @@ public final class PoolPartition {
     public void discard(PooledConnection c) {
         log.debug("{}: closing {}", pool.label(), c);
         if (c.markDiscarded()) {
+            owned--;
             idle.remove(c);
             c.relay().closeQuietly(c.channel());
             pool.slotFreed(this);
@@ -221,12 +238,28 @@ public final class PoolPartition {
         return true;
     }
 
+    boolean starving() {
+        return starving;
+    }
+
     boolean hasWaiters() {
         return !waiters.isEmpty();
     }
 
     /** A slot became free: open a connection for the longest waiter. */
     void serveWaiters() {
+        try {
+            serveWaitersNow();
+        } finally {
+            updateStarving();
+        }
+    }
+
+    private void updateStarving() {
+        starving = !waiters.isEmpty() && owned < pool.fairShare();
+    }
+
+    private void serveWaitersNow() {
         while (!waiters.isEmpty()) {
             Waiter w = waiters.peek();
             if (w.promise().isDone()) {
