@@ -75,7 +75,15 @@ final class BackendLease {
         return current;
     }
 
-    /** Why the session holds its connection; empty when it returns it after each statement. */
+    /** True when something keeps the connection; the allocation-free form of {@code !pins().isEmpty()}. */
+    boolean pinned() {
+        return !pins.isEmpty()
+                || insertIdHold > 0
+                || (statusFlags & ServerStatus.SERVER_STATUS_IN_TRANS) != 0
+                || (statusFlags & ServerStatus.SERVER_STATUS_AUTOCOMMIT) == 0;
+    }
+
+    /** Why the session holds its connection (for diagnosis); empty when it returns it after each statement. */
     Set<PinReason> pins() {
         EnumSet<PinReason> all = pins.clone();
         if ((statusFlags & ServerStatus.SERVER_STATUS_IN_TRANS) != 0) {
@@ -154,6 +162,11 @@ final class BackendLease {
     /** Sends what the connection's server session lacks: a reset if needed, the schema, SETs. */
     private void align(SessionVariables desired, BiConsumer<PooledConnection, ErrPacket> then) {
         SessionVariables actual = current.state();
+        if (actual == desired) {
+            // the common case: the connection last ran this session in this state (set below)
+            then.accept(current, null);
+            return;
+        }
         ArrayDeque<Consumer<ByteBuf>> steps = new ArrayDeque<>();
         List<String> missing = desired.missingFrom(actual);
         if (missing == null) {
@@ -263,7 +276,7 @@ final class BackendLease {
         if (current != null
                 && current.relay().idle()
                 && (statusFlags & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) == 0
-                && pins().isEmpty()) {
+                && !pinned()) {
             PooledConnection c = current;
             current = null;
             previous = c;

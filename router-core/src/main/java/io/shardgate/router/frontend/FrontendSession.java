@@ -339,7 +339,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         if (closed) {
             return;
         }
-        boolean pinned = !lease.pins().isEmpty();
+        boolean pinned = lease.pinned();
         lease.discard();
         if (busy && !midPacket) {
             log.warn("connection {}: {}", connectionId, reason);
