@@ -171,6 +171,40 @@ class ShardRoutingIT {
     }
 
     @Test
+    void preparedStatementsRouteEachExecutionByItsBoundKey() throws SQLException {
+        List<Long> keys = List.of(401L, 402L, 403L, 404L, 405L, 406L);
+        for (Driver driver : Driver.values()) {
+            try (Connection c =
+                    driver.connect(router.mysqlPort(), SCHEMA, USER, PASSWORD, Map.of("useServerPrepStmts", "true"))) {
+                try (var insert = c.prepareStatement("INSERT INTO accounts (id, owner, balance) VALUES (?, ?, ?)");
+                        var select = c.prepareStatement("SELECT owner, balance FROM accounts WHERE id = ?");
+                        var delete = c.prepareStatement("DELETE FROM accounts WHERE id = ?")) {
+                    for (long id : keys) {
+                        insert.setLong(1, id);
+                        insert.setString(2, driver + "-" + id);
+                        insert.setInt(3, 7);
+                        assertThat(insert.executeUpdate()).isEqualTo(1);
+                    }
+                    for (long id : keys) {
+                        MariaDbServer owner = shardOf(id);
+                        assertThat(ids(owner, "accounts")).contains(id);
+                        assertThat(ids(owner == shard10 ? shard20 : shard10, "accounts"))
+                                .doesNotContain(id);
+                        select.setLong(1, id);
+                        try (ResultSet rs = select.executeQuery()) {
+                            assertThat(rs.next()).isTrue();
+                            assertThat(rs.getString(1)).isEqualTo(driver + "-" + id);
+                            assertThat(rs.getInt(2)).isEqualTo(7);
+                        }
+                        delete.setLong(1, id);
+                        assertThat(delete.executeUpdate()).isEqualTo(1);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void aTransactionOverBothShardsRollsBackAndCommitsOnBoth() throws SQLException {
         long a = firstKeyOn(shard10, 200);
         long b = firstKeyOn(shard20, 200);

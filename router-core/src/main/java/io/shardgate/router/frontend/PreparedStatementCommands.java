@@ -11,8 +11,12 @@ import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.StatementEffects;
+import io.shardgate.sharding.plan.Route;
+import io.shardgate.sharding.plan.Targets;
+import io.shardgate.sharding.rule.QueryRuleMatch;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
+import java.util.List;
 
 /**
  * A client session's binary-protocol commands (COM_STMT_*) under multiplexing. The statement ids
@@ -27,20 +31,57 @@ final class PreparedStatementCommands {
     /** SQL of the COM_STMT_PREPARE in flight, registered when its COM_STMT_PREPARE_OK passes. */
     private String pendingSql;
 
+    private PreparedRoute pendingRoute;
+
     PreparedStatementCommands(FrontendSession session) {
         this.session = session;
     }
 
-    /** COM_STMT_PREPARE: prepared on the borrowed connection; the answer is relayed. */
+    /**
+     * COM_STMT_PREPARE: planned, then prepared on a hostgroup holding its tables; the answer is
+     * relayed. A statement the rules refuse is refused now, with the reason.
+     */
     void prepare(Packet packet) {
         ByteBuf payload = packet.payload();
-        pendingSql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
-        session.run(session.home(), packet, Response.PREPARE, StatementEffects.NONE, false);
+        String sql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
+        String schema = session.desired().schema();
+        PreparedRoute route = PreparedRoute.plan(session.services().routing(), sql, schema);
+        String ruleError = route.rules()
+                .matchQueryRules(session.user().name(), schema, route.digest().text())
+                .error();
+        if (ruleError != null) {
+            packet.release();
+            session.reply(1, new ErrPacket(QueryRuleMatch.ERROR_CODE, "42000", ruleError));
+            return;
+        }
+        Route.Refuse refuse = route.refusal();
+        if (refuse != null) {
+            packet.release();
+            session.reply(1, QueryRouter.refusal(refuse));
+            return;
+        }
+        BackendLease lease = lease(route.prepareHostgroup(), packet);
+        if (lease != null) {
+            pendingSql = sql;
+            pendingRoute = route;
+            session.run(lease, packet, Response.PREPARE, StatementEffects.NONE, false);
+        }
+    }
+
+    /** The session's lease of {@code hostgroup}; null (the command answered) when it is not configured. */
+    private BackendLease lease(int hostgroup, Packet packet) {
+        BackendLease lease = session.leases().get(hostgroup);
+        if (lease == null) {
+            packet.release();
+            session.reply(1, Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "hostgroup " + hostgroup + " is not configured"));
+        }
+        return lease;
     }
 
     /** The command in flight ended (or was answered by the router). */
     void commandFinished() {
         pendingSql = null;
+        pendingRoute = null;
     }
 
     /** COM_RESET_CONNECTION / COM_CHANGE_USER: the session's statements are gone. */
@@ -55,7 +96,7 @@ final class PreparedStatementCommands {
             return;
         }
         int backendId = in.getIntLE(payload + 1);
-        int clientId = statements.add(pendingSql, in.getUnsignedShortLE(payload + 7));
+        int clientId = statements.add(pendingSql, in.getUnsignedShortLE(payload + 7), pendingRoute);
         remember(connection, pendingSql, backendId);
         in.setIntLE(payload + 1, clientId);
     }
@@ -70,23 +111,47 @@ final class PreparedStatementCommands {
             packet.release();
             return;
         }
-        BackendLease lease = session.home();
         if (statement == null) {
             packet.release();
             session.reply(
                     1, ErrPacket.of(ErrorCode.ER_UNKNOWN_STMT_HANDLER, Integer.toUnsignedString(id), command.name()));
             return;
         }
+        int hostgroup = statement.hostgroup();
+        if (command == Command.COM_STMT_EXECUTE && statement.route.sessionStatement() != null) {
+            hostgroup = sessionStatementHostgroup(packet, statement);
+            if (hostgroup < 0) {
+                return; // answered
+            }
+            statement.lastHostgroup = hostgroup;
+        } else if (command == Command.COM_STMT_EXECUTE) {
+            packet = ExecuteTypes.bound(packet, statement);
+            hostgroup = executionHostgroup(packet, statement);
+            if (hostgroup < 0) {
+                return; // answered
+            }
+            statement.lastHostgroup = hostgroup;
+        } else if (command == Command.COM_STMT_SEND_LONG_DATA) {
+            if (statement.longDataHostgroup < 0) {
+                statement.longDataHostgroup = statement.route.prepareHostgroup();
+            }
+            hostgroup = statement.longDataHostgroup;
+        }
+        BackendLease lease = lease(hostgroup, packet);
+        if (lease == null) {
+            return;
+        }
+        Packet command0 = packet;
         if (command == Command.COM_STMT_RESET
                 && (lease.current() == null || lease.current().statementId(statement.sql) == null)) {
             packet.release(); // nothing of it is bound on any server session this client holds
             session.reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
             return;
         }
-        session.withConnection(lease, packet, connection -> {
+        session.withConnection(lease, command0, connection -> {
             Integer backendId = connection.statementId(statement.sql);
             if (backendId != null) {
-                send(lease, connection, packet, command, statement, backendId);
+                send(lease, connection, command0, command, statement, backendId);
                 return;
             }
             lease.runInternal(
@@ -95,13 +160,13 @@ final class PreparedStatementCommands {
                     Response.PREPARE,
                     (response, failed) -> {
                         if (failed) {
-                            packet.release();
+                            command0.release();
                             session.fail(ErrPacket.read(response.skipBytes(4)));
                             return;
                         }
                         int prepared = response.getIntLE(response.readerIndex() + 5);
                         remember(connection, statement.sql, prepared);
-                        send(lease, connection, packet, command, statement, prepared);
+                        send(lease, connection, command0, command, statement, prepared);
                     });
         });
     }
@@ -117,12 +182,8 @@ final class PreparedStatementCommands {
         switch (command) {
             case COM_STMT_EXECUTE -> {
                 lease.unpin(PinReason.LONG_DATA); // the long data is consumed by this execution
-                session.send(
-                        connection,
-                        ExecuteTypes.bound(packet, statement),
-                        Response.RESULT_SET,
-                        StatementEffects.NONE,
-                        false);
+                statement.longDataHostgroup = -1;
+                session.send(connection, packet, Response.RESULT_SET, StatementEffects.NONE, false);
             }
             case COM_STMT_FETCH -> session.send(connection, packet, Response.ROWS, StatementEffects.NONE, false);
             case COM_STMT_RESET -> session.send(connection, packet, Response.SINGLE, StatementEffects.NONE, false);
@@ -132,6 +193,67 @@ final class PreparedStatementCommands {
                 session.send(connection, packet, null, StatementEffects.NONE, false);
             }
         }
+    }
+
+    /**
+     * A prepared BEGIN, COMMIT, SET...: runs on the home hostgroup like its text form; the end of a
+     * transaction that reached other hostgroups is sent to each of them; returns -1 then (answered).
+     */
+    private int sessionStatementHostgroup(Packet execute, PreparedStatements.Prepared statement) {
+        BackendLease home = session.home();
+        switch (statement.route.sessionStatement()) {
+            case "BEGIN", "START" -> {
+                if (statement.route.digest().text().startsWith("BEGIN")
+                        || statement.route.digest().text().startsWith("START TRANSACTION")) {
+                    session.transactionStarted(statement.sql);
+                }
+            }
+            case "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE" -> {
+                List<BackendLease> others = session.leases().inTransaction(home);
+                if (!others.isEmpty()) {
+                    execute.release();
+                    if (home.inTransaction()) {
+                        others.add(home);
+                    }
+                    new TransactionBroadcast(session, others, statement.sql).start();
+                    return -1;
+                }
+            }
+            default -> {}
+        }
+        return home.hostgroup().id();
+    }
+
+    /**
+     * The hostgroup one execution runs on, from its bound values; -1 when the execution was
+     * answered here instead (refused, or long data sent to another hostgroup).
+     */
+    private int executionHostgroup(Packet execute, PreparedStatements.Prepared statement) {
+        Targets targets;
+        try {
+            targets = statement.route.targets(
+                    session.services().routing(), execute.payload(), session.capabilities(), statement.parameters);
+        } catch (RuntimeException e) {
+            execute.release();
+            session.reply(1, ErrPacket.of(ErrorCode.ER_MALFORMED_PACKET));
+            return -1;
+        }
+        String problem = targets.error();
+        if (problem == null && !targets.anyOne() && targets.targets().size() != 1) {
+            problem = "a prepared statement on several hostgroups " + targets.hostgroups()
+                    + " (the binary protocol runs on one hostgroup; use the text protocol for this statement)";
+        }
+        int hostgroup = problem == null ? targets.targets().get(0).hostgroup() : -1;
+        if (problem == null && statement.longDataHostgroup >= 0 && statement.longDataHostgroup != hostgroup) {
+            problem = "long data sent for hostgroup " + statement.longDataHostgroup + " but the execution goes to "
+                    + hostgroup;
+        }
+        if (problem != null) {
+            execute.release();
+            session.reply(1, Errors.notSupported(problem));
+            return -1;
+        }
+        return hostgroup;
     }
 
     /** Records a backend statement id on {@code connection}, closing one that falls out of its cache. */

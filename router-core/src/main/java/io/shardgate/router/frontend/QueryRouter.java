@@ -115,7 +115,7 @@ final class QueryRouter {
      * multi-statements...) still run unchanged where no sharding can be involved: every database
      * the session is in or the text names lives whole on one hostgroup (a plain proxy setup).
      */
-    private static boolean passesThrough(Digest digest, RuleSnapshot rules, String schema) {
+    static boolean passesThrough(Digest digest, RuleSnapshot rules, String schema) {
         int home = rules.homeOf(schema);
         if (!wholeOn(rules.schema(schema), home)) {
             return false;
@@ -144,7 +144,7 @@ final class QueryRouter {
         return true;
     }
 
-    private static ErrPacket refusal(Route.Refuse refuse) {
+    static ErrPacket refusal(Route.Refuse refuse) {
         ErrorCode code = refuse.code();
         return code == ErrorCode.ER_NOT_SUPPORTED_YET
                 ? Errors.notSupported(refuse.reason())
