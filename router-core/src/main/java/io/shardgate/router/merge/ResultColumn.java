@@ -51,8 +51,8 @@ record ResultColumn(ByteBuf payload, int characterSet, long length, MySqlType ty
         return ColumnFlags.has(flags, ColumnFlags.UNSIGNED_FLAG);
     }
 
-    /** This column with another type, length and decimals (the definition of a merged AVG). */
-    ResultColumn retyped(MySqlType newType, long newLength, int newDecimals) {
-        return new ResultColumn(payload, characterSet, newLength, newType, flags, newDecimals);
+    /** This column with another type, length, decimals and flags (the definition of a merged AVG). */
+    ResultColumn retyped(MySqlType newType, long newLength, int newDecimals, int newFlags) {
+        return new ResultColumn(payload, characterSet, newLength, newType, newFlags, newDecimals);
     }
 }

@@ -1,5 +1,6 @@
 package io.shardgate.router.merge;
 
+import io.shardgate.protocol.type.ColumnFlags;
 import io.shardgate.protocol.type.MySqlType;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.MergeSpec.Aggregate;
@@ -201,17 +202,19 @@ final class ResultSetMerge {
      * server) comes out as DOUBLE's 23.
      */
     private static ResultColumn avgColumn(ResultColumn sum) {
+        // MariaDB marks AVG BINARY even where the SUM of a GROUP BY lacks it
+        int flags = sum.flags() | ColumnFlags.BINARY_FLAG;
         if (sum.type() == MySqlType.NEWDECIMAL || sum.type() == MySqlType.DECIMAL) {
             int decimals = Math.min(sum.decimals() + AVG_PRECISION_INCREMENT, DECIMAL_MAX_SCALE);
             long sumPrecision = sum.length() - (sum.decimals() > 0 ? 1 : 0) - 1;
             long argPrecision = Math.max(1, sumPrecision - SUM_PRECISION_INCREMENT);
             long precision = Math.min(argPrecision + AVG_PRECISION_INCREMENT, DECIMAL_MAX_PRECISION);
-            return sum.retyped(MySqlType.NEWDECIMAL, precision + (decimals > 0 ? 1 : 0) + 1, decimals);
+            return sum.retyped(MySqlType.NEWDECIMAL, precision + (decimals > 0 ? 1 : 0) + 1, decimals, flags);
         }
         int decimals = sum.decimals() >= FLOATING_POINT_DECIMALS
                 ? FLOATING_POINT_DECIMALS
                 : Math.min(sum.decimals() + AVG_PRECISION_INCREMENT, FLOATING_POINT_DECIMALS);
-        return sum.retyped(MySqlType.DOUBLE, sum.length(), decimals);
+        return sum.retyped(MySqlType.DOUBLE, sum.length(), decimals, flags);
     }
 
     private static void checkShapes(List<ShardResponse> shards) {

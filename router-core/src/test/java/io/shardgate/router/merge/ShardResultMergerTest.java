@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.shardgate.protocol.packet.ColumnDefinition41;
 import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.type.ColumnFlags;
 import io.shardgate.protocol.type.MySqlType;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.MergeSpec.Aggregate;
@@ -182,7 +183,7 @@ class ShardResultMergerTest {
         shards = new ShardResponses(binary, deprecateEof);
         // SELECT AVG(i), AVG(d) AS ad, AVG(f) sent as SUM(i), SUM(d) AS ad, SUM(f), COUNT(i), COUNT(d), COUNT(f)
         List<ColumnDefinition41> cols = List.of(
-                decimal("SUM(i)", 33, 0),
+                ShardResponses.column("SUM(i)", MySqlType.NEWDECIMAL, 63, 33, 0, 0),
                 decimal("ad", 34, 2),
                 dbl("SUM(f)"),
                 bigint("COUNT(i)"),
@@ -210,6 +211,9 @@ class ShardResultMergerTest {
                 .containsExactly(MySqlType.NEWDECIMAL, MySqlType.NEWDECIMAL, MySqlType.DOUBLE);
         assertThat(r.columns()).extracting(ColumnDefinition41::decimals).containsExactly(4, 6, 31);
         assertThat(r.columns()).extracting(ColumnDefinition41::columnLength).containsExactly(16L, 16L, 23L);
+        assertThat(r.columns())
+                .as("AVG is BINARY even where the shard's SUM is not")
+                .allMatch(c -> (c.flags() & ColumnFlags.BINARY_FLAG) != 0);
         // 5/3 and 0.02/3 round half away from zero at the scale
         assertThat(text(r)).isEqualTo(rows("1.6667|0.006667|0.5833333333333334"));
     }
