@@ -64,6 +64,7 @@ class ShardRoutingIT {
                 "    tables:",
                 "      - {name: sbtest2, strategy: table, hostgroup: 20}",
                 "      - {name: accounts, strategy: hash, column: id, buckets: 4, hostgroups: {10: \"0-1\", 20: \"2-3\"}}",
+                "      - {name: orders, strategy: hash, column: customer_id, buckets: 8, hostgroups: {10: \"0-3\", 20: \"4-7\"}}",
                 "query_rules:",
                 "  - {match_digest: \"^DELETE FROM `?audit\", error: \"audit rows are kept\"}",
                 "");
@@ -239,6 +240,63 @@ class ShardRoutingIT {
             id++;
         }
         return id;
+    }
+
+    @Test
+    void multiShardStatementsRunOnEveryShardAndMerge() throws SQLException {
+        try (Connection c = proxied();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE orders (id INT PRIMARY KEY, customer_id INT NOT NULL, amount DECIMAL(10,2))");
+            StringBuilder insert = new StringBuilder("INSERT INTO orders (id, customer_id, amount) VALUES ");
+            for (int i = 1; i <= 40; i++) {
+                insert.append(i == 1 ? "" : ", ")
+                        .append("(")
+                        .append(i)
+                        .append(", ")
+                        .append(i % 10)
+                        .append(", ")
+                        .append(i)
+                        .append(".50)");
+            }
+            assertThat(s.executeUpdate(insert.toString())).isEqualTo(40);
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*), SUM(amount), MIN(id), MAX(id) FROM orders")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).isEqualTo(40);
+                assertThat(rs.getBigDecimal(2)).isEqualByComparingTo("840.00");
+                assertThat(rs.getInt(3)).isEqualTo(1);
+                assertThat(rs.getInt(4)).isEqualTo(40);
+            }
+            try (ResultSet rs = s.executeQuery("SELECT id FROM orders ORDER BY id DESC LIMIT 3, 4")) {
+                List<Integer> ids = new ArrayList<>();
+                while (rs.next()) {
+                    ids.add(rs.getInt(1));
+                }
+                assertThat(ids).containsExactly(37, 36, 35, 34);
+            }
+            try (ResultSet rs = s.executeQuery(
+                    "SELECT customer_id, COUNT(*) FROM orders GROUP BY customer_id ORDER BY customer_id")) {
+                int groups = 0;
+                while (rs.next()) {
+                    assertThat(rs.getInt(1)).isEqualTo(groups);
+                    assertThat(rs.getLong(2)).isEqualTo(4);
+                    groups++;
+                }
+                assertThat(groups).isEqualTo(10);
+            }
+            assertThat(s.executeUpdate("UPDATE orders SET amount = amount + 1 WHERE amount > 20"))
+                    .isEqualTo(21); // 20.50 ... 40.50
+            s.execute("BEGIN");
+            assertThat(s.executeUpdate("DELETE FROM orders WHERE id > 0")).isEqualTo(40);
+            s.execute("ROLLBACK");
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM orders")) {
+                rs.next();
+                assertThat(rs.getLong(1)).isEqualTo(40);
+            }
+        }
+        List<Long> on10 = ids(shard10, "orders");
+        List<Long> on20 = ids(shard20, "orders");
+        assertThat(on10).isNotEmpty().doesNotContainAnyElementsOf(on20);
+        assertThat(on10.size() + on20.size()).isEqualTo(40);
     }
 
     @Test

@@ -104,10 +104,12 @@ final class QueryRouter {
             return;
         }
         packet.release();
-        session.reply(
-                1,
-                Errors.notSupported(
-                        "a statement on hostgroups " + targets.hostgroups() + " (multi-shard merge pending)"));
+        String refusal = ScatterExecution.refusal(effects);
+        if (refusal != null) {
+            session.reply(1, Errors.notSupported(refusal));
+            return;
+        }
+        new ScatterExecution(session, plan, targets, values).start();
     }
 
     /**
