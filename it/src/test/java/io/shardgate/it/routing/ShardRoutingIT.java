@@ -293,6 +293,30 @@ class ShardRoutingIT {
                 assertThat(rs.getLong(1)).isEqualTo(40);
             }
         }
+        for (Driver driver : Driver.values()) {
+            try (Connection c = driver.connect(
+                            router.mysqlPort(), SCHEMA, USER, PASSWORD, Map.of("useServerPrepStmts", "true"));
+                    var select = c.prepareStatement(
+                            "SELECT id, amount FROM orders WHERE customer_id IN (?, ?) ORDER BY id DESC LIMIT ?");
+                    var count = c.prepareStatement("SELECT COUNT(*), AVG(amount) FROM orders WHERE id <= ?")) {
+                select.setInt(1, 1);
+                select.setInt(2, 2);
+                select.setInt(3, 5);
+                List<Integer> ids = new ArrayList<>();
+                try (ResultSet rs = select.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getInt(1));
+                    }
+                }
+                assertThat(ids).as(driver.name()).containsExactly(32, 31, 22, 21, 12);
+                count.setInt(1, 10);
+                try (ResultSet rs = count.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getLong(1)).isEqualTo(10);
+                    assertThat(rs.getBigDecimal(2)).isEqualByComparingTo("6.000000"); // 1.50 ... 10.50
+                }
+            }
+        }
         List<Long> on10 = ids(shard10, "orders");
         List<Long> on20 = ids(shard20, "orders");
         assertThat(on10).isNotEmpty().doesNotContainAnyElementsOf(on20);

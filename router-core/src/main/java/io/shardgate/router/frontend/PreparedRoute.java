@@ -99,38 +99,34 @@ final class PreparedRoute {
         return rules.homeOf(schema);
     }
 
-    /** True when targets depend on the bound values (so they must be decoded). */
-    private boolean needsValues() {
-        Route route = plan.route();
-        return route instanceof Route.ByKey || route instanceof Route.ByRange || route instanceof Route.SplitInsert;
-    }
+    /** One execution: its targets, its values, and its decoded parameters (null when not needed). */
+    record Execution(Targets targets, Values values, ComStmtExecute parameters) {}
 
     /**
      * The targets of one execution; {@code execute} is the COM_STMT_EXECUTE payload with its
-     * parameter types bound (see {@link ExecuteTypes}). Re-plans first if the rules changed.
+     * parameter types bound (see {@link ExecuteTypes}). Re-plans first if the rules changed. The
+     * parameters are decoded only when the route depends on them or may span several hostgroups.
      */
-    Targets targets(RoutingRules routing, ByteBuf execute, Capabilities client, int parameters) {
+    Execution execution(RoutingRules routing, ByteBuf execute, Capabilities client, int parameters) {
         RuleSnapshot now = routing.current();
         if (now != rules) {
             adopt(routing.plan(digest, schema, now), now);
         }
         if (passThrough >= 0) {
-            return Targets.of(List.of(Target.of(passThrough)));
+            return new Execution(Targets.of(List.of(Target.of(passThrough))), null, null);
         }
-        if (!needsValues()) {
-            return plan.targets(Values.of(digest, nulls(digest.parameterCount())), rules);
+        if (plan.route() instanceof Route.OneHostgroup || plan.route() instanceof Route.Refuse) {
+            Values none = Values.of(digest, nulls(digest.parameterCount()));
+            return new Execution(plan.targets(none, rules), none, null);
         }
         ComStmtExecute decoded = ComStmtExecute.read(execute.duplicate(), client, parameters, List.of());
         List<Object> values = new ArrayList<>(decoded.parameterCount());
-        for (int i = 0; i < decoded.parameterCount(); i++) {
+        for (int i = 0; i < decoded.parameterCount() && i < digest.parameterCount(); i++) {
             byte[] raw = decoded.values().get(i);
             values.add(raw == null ? null : value(raw, decoded.types().get(i)));
         }
-        if (values.size() != digest.parameterCount()) {
-            // query attributes travel as extra parameters: they do not route
-            values = values.subList(0, Math.min(values.size(), digest.parameterCount()));
-        }
-        return plan.targets(Values.of(digest, values), rules);
+        Values bound = Values.of(digest, values);
+        return new Execution(plan.targets(bound, rules), bound, decoded);
     }
 
     private static List<Object> nulls(int n) {

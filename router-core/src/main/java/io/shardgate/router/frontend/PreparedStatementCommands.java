@@ -229,19 +229,27 @@ final class PreparedStatementCommands {
      * answered here instead (refused, or long data sent to another hostgroup).
      */
     private int executionHostgroup(Packet execute, PreparedStatements.Prepared statement) {
-        Targets targets;
+        PreparedRoute.Execution execution;
         try {
-            targets = statement.route.targets(
+            execution = statement.route.execution(
                     session.services().routing(), execute.payload(), session.capabilities(), statement.parameters);
         } catch (RuntimeException e) {
             execute.release();
             session.reply(1, ErrPacket.of(ErrorCode.ER_MALFORMED_PACKET));
             return -1;
         }
+        Targets targets = execution.targets();
         String problem = targets.error();
         if (problem == null && !targets.anyOne() && targets.targets().size() != 1) {
-            problem = "a prepared statement on several hostgroups " + targets.hostgroups()
-                    + " (the binary protocol runs on one hostgroup; use the text protocol for this statement)";
+            if (statement.longDataHostgroup >= 0) {
+                problem = "long data parameters for a statement on several hostgroups " + targets.hostgroups();
+            } else {
+                execute.release();
+                new ScatterExecution(
+                                session, statement.route.plan(), targets, execution.values(), execution.parameters())
+                        .start();
+                return -1;
+            }
         }
         int hostgroup = problem == null ? targets.targets().get(0).hostgroup() : -1;
         if (problem == null && statement.longDataHostgroup >= 0 && statement.longDataHostgroup != hostgroup) {
@@ -257,7 +265,7 @@ final class PreparedStatementCommands {
     }
 
     /** Records a backend statement id on {@code connection}, closing one that falls out of its cache. */
-    private static void remember(PooledConnection connection, String sql, int backendId) {
+    static void remember(PooledConnection connection, String sql, int backendId) {
         Integer evicted = connection.rememberStatement(sql, backendId);
         if (evicted != null) {
             connection
