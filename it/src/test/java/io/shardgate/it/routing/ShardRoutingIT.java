@@ -135,6 +135,18 @@ class ShardRoutingIT {
             }
         }
         assertThat(ids(shard20, "sbtest2")).containsExactly(1L, 2L);
+        try (Connection c = proxied();
+                ResultSet rs = c.createStatement().executeQuery("SHOW TABLES")) {
+            List<String> tables = new ArrayList<>();
+            while (rs.next()) {
+                tables.add(rs.getString(1));
+            }
+            // sbtest2 lives on hostgroup 20 only, accounts on both: the logical schema lists each once
+            assertThat(tables)
+                    .contains("accounts", "sbtest2")
+                    .doesNotHaveDuplicates()
+                    .isSorted();
+        }
         try (Connection c = direct(shard10)) {
             assertThat(c.getMetaData().getTables(SCHEMA, null, "sbtest2", null).next())
                     .as("sbtest2 must not exist on hostgroup 10")

@@ -58,6 +58,20 @@ final class StatementClassifier {
                     + "|SHOW CREATE TABLE) ((?:`[^`]*`|[^\\s`;]+)(?:\\.(?:`[^`]*`|[^\\s`;]+))?)$",
             Pattern.CASE_INSENSITIVE);
 
+    private static final Pattern SHOW_TABLES = Pattern.compile(
+            "^SHOW (?:FULL )?TABLES(?: (?:FROM|IN) (`[^`]*`|[^\\s`]+))?(?: LIKE \\?| WHERE .*)?$",
+            Pattern.CASE_INSENSITIVE);
+    /** SHOW TABLES over several shards: each lists its own, the client sees each name once, in order. */
+    private static final MergeSpec TABLE_LIST = new MergeSpec(
+            List.of(new MergeSpec.SortKey(new MergeSpec.Column(0, false), false)),
+            List.of(),
+            List.of(),
+            true,
+            -1,
+            -1,
+            0,
+            false);
+
     private final RuleSnapshot rules;
     private final SchemaRule schema;
     private final String text;
@@ -104,6 +118,10 @@ final class StatementClassifier {
                     Role.READER,
                     new Route.Broadcast(rule.strategy().hostgroups(), false));
         }
+        Matcher tables = SHOW_TABLES.matcher(text);
+        if (tables.find()) {
+            return showTables(tables.group(1));
+        }
         if (first.equals("SHOW")) {
             return Planned.of(
                     StatementKind.SHOW,
@@ -130,6 +148,34 @@ final class StatementClassifier {
         };
         Role role = kind == StatementKind.SELECT ? Role.READER : Role.WRITER;
         return mentioned(kind, role, "statement the planner cannot parse (" + parseError + ")");
+    }
+
+    /**
+     * SHOW [FULL] TABLES of a schema whose tables live on several hostgroups: asked of all of them,
+     * names merged (distinct, sorted as MySQL lists them), so a client sees the logical schema.
+     */
+    private Planned showTables(String db) {
+        SchemaRule s = db == null ? schema : rules.schema(db.replace("`", ""));
+        Set<Integer> hostgroups = new TreeSet<>();
+        if (s != null) {
+            hostgroups.add(s.defaultHostgroup());
+            s.tables().values().forEach(t -> hostgroups.addAll(t.strategy().hostgroups()));
+        }
+        if (hostgroups.size() <= 1) {
+            int hg = hostgroups.isEmpty()
+                    ? defaultHostgroup
+                    : hostgroups.iterator().next();
+            return Planned.of(
+                    StatementKind.SHOW, Role.READER, new Route.OneHostgroup(hg, "SHOW TABLES: one hostgroup"));
+        }
+        ShardSql verbatim = new ShardSql.Verbatim();
+        return new Planned(
+                StatementKind.SHOW,
+                Role.READER,
+                new Route.Broadcast(List.copyOf(hostgroups), true),
+                verbatim,
+                verbatim,
+                TABLE_LIST);
     }
 
     private Planned ddl(String names) {
