@@ -1,0 +1,29 @@
+package io.shardgate.cache;
+
+import java.util.Locale;
+
+/**
+ * A logical table, {@code schema.table}, as reads record it and writes invalidate it. Names are
+ * lower-cased: a write must invalidate every spelling a read may have used, and over-invalidating
+ * on a case-sensitive server only costs a miss.
+ */
+public record QualifiedTable(String schema, String table) {
+    public QualifiedTable {
+        schema = fold(schema);
+        table = fold(table);
+    }
+
+    /** A schema or table name as the cache compares it. */
+    static String fold(String name) {
+        return name.toLowerCase(Locale.ROOT);
+    }
+
+    public static QualifiedTable of(String schema, String table) {
+        return new QualifiedTable(schema, table);
+    }
+
+    @Override
+    public String toString() {
+        return schema + "." + table;
+    }
+}
