@@ -97,10 +97,11 @@ final class CacheMeters {
 
     /** Adds an entry's presence ({@code sign} 1) or absence (-1) to the entry and byte gauges. */
     void held(int rule, int sign, long bytes) {
-        for (Counters c : new Counters[] {total, rule(rule)}) {
-            c.entries.addAndGet(sign);
-            c.bytes.addAndGet(sign * bytes);
-        }
+        total.entries.addAndGet(sign);
+        total.bytes.addAndGet(sign * bytes);
+        Counters r = rule(rule);
+        r.entries.addAndGet(sign);
+        r.bytes.addAndGet(sign * bytes);
     }
 
     Map<Integer, CacheStats> byRule() {

@@ -118,13 +118,9 @@ public final class ResultCache implements AutoCloseable {
         if (!config.enabled() || closed || policy == null || mode == CacheMode.BYPASS) {
             return Lookup.Bypass.INSTANCE;
         }
-        Set<QualifiedTable> read = Set.copyOf(tables);
         boolean refresh = mode == CacheMode.REFRESH;
         if (refresh) {
-            CacheEntry old = map.remove(key);
-            if (old != null) {
-                meters.count(policy.rule(), c -> c.invalidations);
-            }
+            map.remove(key); // the removal listener counts it
         }
         while (true) {
             FillTicket flight = null;
@@ -144,7 +140,8 @@ public final class ResultCache implements AutoCloseable {
                     continue; // the fill ended meanwhile: its result may be stored now
                 }
             }
-            FillTicket mine = new FillTicket(key, policy, read, clock.now(), fills.incrementAndGet(), ticker.read());
+            FillTicket mine = new FillTicket(
+                    key, policy, Set.copyOf(tables), clock.now(), fills.incrementAndGet(), ticker.read());
             boolean leads;
             if (refresh) {
                 flights.put(key, mine); // later lookups wait for the refresh, not an older fill

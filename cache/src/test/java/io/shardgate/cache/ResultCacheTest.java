@@ -272,6 +272,8 @@ class ResultCacheTest {
         ByteBuf b = hit(lookupAgain(key));
         assertThat(b.toString(UTF_8)).isEqualTo("v2");
         b.release();
+        assertThat(cache.stats().invalidations()).as("v1 dropped once").isEqualTo(1);
+        assertThat(cache.stats().misses()).isEqualTo(2);
     }
 
     @Test
