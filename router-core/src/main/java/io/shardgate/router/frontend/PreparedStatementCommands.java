@@ -23,21 +23,19 @@ import java.util.EnumSet;
  */
 final class PreparedStatementCommands {
     private final FrontendSession session;
-    private final BackendLease lease;
     private final PreparedStatements statements = new PreparedStatements();
     /** SQL of the COM_STMT_PREPARE in flight, registered when its COM_STMT_PREPARE_OK passes. */
     private String pendingSql;
 
-    PreparedStatementCommands(FrontendSession session, BackendLease lease) {
+    PreparedStatementCommands(FrontendSession session) {
         this.session = session;
-        this.lease = lease;
     }
 
     /** COM_STMT_PREPARE: prepared on the borrowed connection; the answer is relayed. */
     void prepare(Packet packet) {
         ByteBuf payload = packet.payload();
         pendingSql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
-        session.run(packet, Response.PREPARE, StatementEffects.NONE, false);
+        session.run(session.home(), packet, Response.PREPARE, StatementEffects.NONE, false);
     }
 
     /** The command in flight ended (or was answered by the router). */
@@ -51,7 +49,7 @@ final class PreparedStatementCommands {
     }
 
     /** A COM_STMT_PREPARE_OK passes: register the statement and give the client the router's id. */
-    void prepareOk(ByteBuf in, int payload) {
+    void prepareOk(BackendLease lease, ByteBuf in, int payload) {
         PooledConnection connection = lease.current();
         if (pendingSql == null || connection == null) {
             return;
@@ -72,6 +70,7 @@ final class PreparedStatementCommands {
             packet.release();
             return;
         }
+        BackendLease lease = session.home();
         if (statement == null) {
             packet.release();
             session.reply(
@@ -84,10 +83,10 @@ final class PreparedStatementCommands {
             session.reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
             return;
         }
-        session.withConnection(packet, connection -> {
+        session.withConnection(lease, packet, connection -> {
             Integer backendId = connection.statementId(statement.sql);
             if (backendId != null) {
-                send(connection, packet, command, statement, backendId);
+                send(lease, connection, packet, command, statement, backendId);
                 return;
             }
             lease.runInternal(
@@ -102,12 +101,13 @@ final class PreparedStatementCommands {
                         }
                         int prepared = response.getIntLE(response.readerIndex() + 5);
                         remember(connection, statement.sql, prepared);
-                        send(connection, packet, command, statement, prepared);
+                        send(lease, connection, packet, command, statement, prepared);
                     });
         });
     }
 
     private void send(
+            BackendLease lease,
             PooledConnection connection,
             Packet packet,
             Command command,

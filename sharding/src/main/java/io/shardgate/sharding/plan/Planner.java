@@ -72,12 +72,6 @@ public final class Planner {
         if (digest.multiStatement()) {
             return Planned.refuse(StatementKind.OTHER, "several statements in one query");
         }
-        if (schema != null && rules.schema(schema) == null) {
-            return Planned.of(
-                    StatementKind.OTHER,
-                    Role.WRITER,
-                    new Route.Refuse(ErrorCode.ER_BAD_DB_ERROR, "Unknown database '" + schema + "'"));
-        }
         String first = StatementClassifier.firstWord(text);
         String parseText = digest.parseText();
         QueryPlanner queries = new QueryPlanner(rules, schema, text);

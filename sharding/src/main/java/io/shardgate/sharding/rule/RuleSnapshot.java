@@ -34,9 +34,40 @@ public record RuleSnapshot(
         return new RuleParser(hostgroups).parse(version, schemas, queryRules);
     }
 
-    /** The schema with this exact name, or {@code null}. */
+    /**
+     * The rules of database {@code name} ({@code null} for none): the listed schema, or for a
+     * database not listed under {@code schemas} one that lives whole on {@link #defaultHostgroup()}
+     * (so a router in front of ordinary databases passes them through; the backend says whether
+     * the database exists).
+     */
     public SchemaRule schema(String name) {
-        return name == null ? null : schemas.get(name);
+        if (name == null) {
+            return null;
+        }
+        SchemaRule listed = schemas.get(name);
+        return listed != null ? listed : new SchemaRule(name, defaultHostgroup(), Map.of(), List.of());
+    }
+
+    /** True when {@code name} is listed under {@code schemas}. */
+    public boolean listed(String name) {
+        return name != null && schemas.containsKey(name);
+    }
+
+    /** The default hostgroup of database {@code name}: its own, or the global one when unlisted or null. */
+    public int homeOf(String name) {
+        SchemaRule listed = name == null ? null : schemas.get(name);
+        return listed != null ? listed.defaultHostgroup() : defaultHostgroup();
+    }
+
+    /** A hostgroup holding {@code table} of database {@code schemaName} (any one of a sharded table's). */
+    public int anyHostgroupOf(String schemaName, String table) {
+        SchemaRule listed = schemaName == null ? null : schemas.get(schemaName);
+        return listed != null ? listed.resolve(table).strategy().hostgroups().get(0) : defaultHostgroup();
+    }
+
+    /** Where databases not listed under {@code schemas} live: the lowest hostgroup id. */
+    public int defaultHostgroup() {
+        return hostgroups.first();
     }
 
     /** Evaluates the query rules in order for one statement (see {@link QueryRule}). */
