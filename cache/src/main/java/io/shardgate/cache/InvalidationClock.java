@@ -30,8 +30,13 @@ final class InvalidationClock {
         return ticks.get();
     }
 
+    /** Invalidates {@code table} and with it the reads recorded under its schema's {@link QualifiedTable#anyIn}. */
     void table(QualifiedTable table) {
-        tables.merge(table, ticks.incrementAndGet(), Math::max);
+        long tick = ticks.incrementAndGet();
+        tables.merge(table, tick, Math::max);
+        if (!table.isAny()) {
+            tables.merge(QualifiedTable.anyIn(table.schema()), tick, Math::max);
+        }
     }
 
     void schema(String schema) {

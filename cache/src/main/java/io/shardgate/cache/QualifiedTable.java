@@ -8,6 +8,8 @@ import java.util.Locale;
  * on a case-sensitive server only costs a miss.
  */
 public record QualifiedTable(String schema, String table) {
+    private static final String ANY = "*"; // no unquoted table name can be *
+
     public QualifiedTable {
         schema = fold(schema);
         table = fold(table);
@@ -20,6 +22,19 @@ public record QualifiedTable(String schema, String table) {
 
     public static QualifiedTable of(String schema, String table) {
         return new QualifiedTable(schema, table);
+    }
+
+    /**
+     * Stands for "some table of {@code schema}": a read whose tables the caller could not name is
+     * recorded under it, and a write to any table of the schema invalidates it.
+     */
+    public static QualifiedTable anyIn(String schema) {
+        return new QualifiedTable(schema, ANY);
+    }
+
+    /** Whether this is {@link #anyIn}'s placeholder rather than a table. */
+    public boolean isAny() {
+        return table.equals(ANY);
     }
 
     @Override

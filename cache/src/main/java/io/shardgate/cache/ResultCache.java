@@ -110,7 +110,10 @@ public final class ResultCache implements AutoCloseable {
      *
      * @param key the statement's key ({@link CacheKey#forQuery}, {@link CacheKey#forExecute})
      * @param policy from the matching query rules; {@code null} (no TTL) bypasses
-     * @param tables every logical table the statement reads, for invalidation
+     * @param tables every logical table the statement reads, for invalidation; when the caller
+     *     cannot name them, an empty set records the read under the session schema's {@link
+     *     QualifiedTable#anyIn}, so any write to that schema invalidates it (writes to other schemas
+     *     are then seen after the TTL)
      * @param mode from {@link Cacheability#decide}: {@code BYPASS} bypasses, {@code REFRESH} drops
      *     the stored result and always fills
      */
@@ -141,7 +144,7 @@ public final class ResultCache implements AutoCloseable {
                 }
             }
             FillTicket mine = new FillTicket(
-                    key, policy, Set.copyOf(tables), clock.now(), fills.incrementAndGet(), ticker.read());
+                    key, policy, readSet(key, tables), clock.now(), fills.incrementAndGet(), ticker.read());
             boolean leads;
             if (refresh) {
                 flights.put(key, mine); // later lookups wait for the refresh, not an older fill
@@ -211,14 +214,14 @@ public final class ResultCache implements AutoCloseable {
         }
     }
 
-    /** Drops the results that read {@code table}; returns how many were held. */
+    /**
+     * Drops the results that read {@code table}, and those whose tables were not named (see {@link
+     * #lookup}) in its schema; returns how many were held.
+     */
     public int invalidateTable(QualifiedTable table) {
         clock.table(table);
-        int n = 0;
-        for (CacheEntry e : index.take(table)) {
-            n += drop(e);
-        }
-        return n;
+        int n = drop(index.take(table));
+        return table.isAny() ? n : n + drop(index.take(QualifiedTable.anyIn(table.schema())));
     }
 
     /** {@link #invalidateTable} for each table a write (or a committed transaction) changed. */
@@ -297,6 +300,13 @@ public final class ResultCache implements AutoCloseable {
         return response == null ? null : new Lookup.Hit(response);
     }
 
+    private static Set<QualifiedTable> readSet(CacheKey key, Set<QualifiedTable> tables) {
+        if (tables.isEmpty() && key.schema() != null) {
+            return Set.of(QualifiedTable.anyIn(key.schema())); // unknown: any write to the schema invalidates
+        }
+        return Set.copyOf(tables);
+    }
+
     private boolean joinable(FillTicket flight) {
         return clock.current(flight.since, flight.key.schema(), flight.policy.rule(), flight.tables)
                 && ticker.read() - flight.startedNanos < config.fillTimeout().toNanos();
@@ -341,6 +351,14 @@ public final class ResultCache implements AutoCloseable {
 
     private int drop(CacheEntry e) {
         return map.remove(e.key, e) ? 1 : 0;
+    }
+
+    private int drop(List<CacheEntry> entries) {
+        int n = 0;
+        for (CacheEntry e : entries) {
+            n += drop(e);
+        }
+        return n;
     }
 
     private int dropIf(Predicate<CacheEntry> which) {

@@ -234,6 +234,25 @@ class ResultCacheTest {
     }
 
     @Test
+    void aReadWhoseTablesAreUnknownIsDroppedByAnyWriteToItsSchema() {
+        CacheKey unknown = key("SELECT c FROM v_orders_summary");
+        CacheKey orders = key("SELECT c FROM orders WHERE id = 1");
+        store(unknown, RULE_3, "u");
+        store(orders, RULE_3, "o", ORDERS);
+        Lookup.Fill filling = fill(cache.lookup(key("SELECT 2 FROM v"), RULE_3, Set.of(), CacheMode.USE));
+
+        assertThat(cache.invalidateTable(QualifiedTable.of("crm", "leads"))).isZero();
+        hit(cache.lookup(unknown, RULE_3, Set.of(), CacheMode.USE)).release();
+        assertThat(cache.invalidateTable(USERS)).as("users is in shop").isEqualTo(1);
+        cache.abandon(
+                fill(cache.lookup(unknown, RULE_3, Set.of(), CacheMode.USE)).ticket());
+        hit(cache.lookup(orders, RULE_3, Set.of(ORDERS), CacheMode.USE)).release();
+        assertThat(cache.complete(filling.ticket(), response("2")))
+                .as("began before the write")
+                .isFalse();
+    }
+
+    @Test
     void purgesByRuleBySchemaAndAll() {
         CacheKey a = key("SELECT c FROM orders WHERE id = 1");
         CacheKey b = key("SELECT c FROM orders WHERE id = 2");
