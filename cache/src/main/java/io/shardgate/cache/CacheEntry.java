@@ -30,7 +30,7 @@ final class CacheEntry {
         this.since = since;
         this.fill = fill;
         this.response = response;
-        this.weight = response.readableBytes() + key.weight();
+        this.weight = response.capacity() + key.weight(); // the memory held, slack included
     }
 
     int size() {

@@ -2,7 +2,6 @@ package io.shardgate.cache;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Scheduler;
 import com.github.benmanes.caffeine.cache.Ticker;
@@ -32,8 +31,8 @@ import java.util.function.Predicate;
  * {@link #invalidateTables} after the backend acknowledged them (at COMMIT for a transaction,
  * before the OK goes to the client); the admin purges with {@code invalidate*}.
  *
- * <p><b>Why these parts.</b> Caffeine bounds the bytes (a weigher), expires per entry (an {@link
- * Expiry} reading the rule's TTL) and evicts well under concurrency. Around it the cache keeps what
+ * <p><b>Why these parts.</b> Caffeine bounds the bytes (a weigher), expires per entry (a
+ * {@link TtlExpiry} reading the rule's TTL) and evicts well under concurrency. Around it the cache keeps what
  * Caffeine cannot know: a single-flight map of fills in progress, so concurrent misses of a key
  * run one backend query; an {@link InvalidationClock}, so a fill that began before an invalidation
  * of one of its tables is never stored or served; and a {@link TableIndex}, so a write drops the
@@ -169,28 +168,49 @@ public final class ResultCache implements AutoCloseable {
      * @throws IllegalStateException when the ticket was already completed or abandoned
      */
     public boolean complete(FillTicket ticket, ByteBuf response) {
-        List<CompletableFuture<Lookup>> waiters = ticket.finish();
-        if (waiters == null) {
-            throw new IllegalStateException(ticket + " already completed or abandoned");
-        }
-        flights.remove(ticket.key, ticket);
-        int rule = ticket.policy.rule();
         int size = response.readableBytes();
         if (size > config.maxEntryBytes()) {
-            meters.count(rule, c -> c.rejected);
-            bypass(waiters);
-            return false;
+            return completeAndRelease(ticket, null);
         }
         ByteBuf copy = alloc.directBuffer(size, size);
         try {
             copy.writeBytes(response, response.readerIndex(), size);
         } catch (RuntimeException e) {
             copy.release();
-            bypass(waiters);
+            abandon(ticket);
             throw e;
         }
+        return completeAndRelease(ticket, copy);
+    }
+
+    /**
+     * A collector for the response of {@code ticket}'s fill, copying the frames as they are relayed
+     * and completing (or abandoning) the ticket; see {@link ResponseCollector}.
+     */
+    public ResponseCollector collector(FillTicket ticket) {
+        return new ResponseCollector(this, ticket, alloc, config.maxEntryBytes());
+    }
+
+    /**
+     * {@link #complete} with a response the cache may keep as it is ({@code null}: too large);
+     * takes over the reference of {@code owned}.
+     */
+    boolean completeAndRelease(FillTicket ticket, ByteBuf owned) {
+        List<CompletableFuture<Lookup>> waiters = ticket.finish();
+        if (waiters == null) {
+            if (owned != null) {
+                owned.release();
+            }
+            throw new IllegalStateException(ticket + " already completed or abandoned");
+        }
+        flights.remove(ticket.key, ticket);
+        if (owned == null) {
+            meters.count(ticket.policy.rule(), c -> c.rejected);
+            bypass(waiters);
+            return false;
+        }
         CacheEntry entry =
-                new CacheEntry(ticket.key, ticket.policy, ticket.tables, ticket.since, ticket.fill, copy.asReadOnly());
+                new CacheEntry(ticket.key, ticket.policy, ticket.tables, ticket.since, ticket.fill, owned.asReadOnly());
         for (CompletableFuture<Lookup> waiter : waiters) {
             // they looked up while this fill was current: its result answers them even if stale now
             ByteBuf mine = entry.retainedDuplicate();
@@ -339,8 +359,9 @@ public final class ResultCache implements AutoCloseable {
         if (entry.removed) {
             index.remove(entry); // removed before it was indexed: the listener found nothing to unindex
         }
-        if (!current(entry)) {
-            drop(entry); // an invalidation ticked between the check and the index: it may have missed us
+        if (!current(entry) || closed) {
+            // an invalidation ticked (or close ran) between the check and the index: it may have missed us
+            drop(entry);
         }
         return true;
     }
@@ -392,23 +413,5 @@ public final class ResultCache implements AutoCloseable {
             meters.count(rule, c -> c.invalidations);
         }
         entry.release();
-    }
-
-    /** Each entry lives for its rule's TTL from the moment it was stored. */
-    private static final class TtlExpiry implements Expiry<CacheKey, CacheEntry> {
-        @Override
-        public long expireAfterCreate(CacheKey key, CacheEntry e, long now) {
-            return e.policy.ttl().toNanos();
-        }
-
-        @Override
-        public long expireAfterUpdate(CacheKey key, CacheEntry e, long now, long remaining) {
-            return e.policy.ttl().toNanos();
-        }
-
-        @Override
-        public long expireAfterRead(CacheKey key, CacheEntry e, long now, long remaining) {
-            return remaining;
-        }
     }
 }

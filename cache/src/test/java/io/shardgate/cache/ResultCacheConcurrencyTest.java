@@ -121,10 +121,13 @@ class ResultCacheConcurrencyTest {
         } else if (lookup instanceof Lookup.Fill fill) {
             ByteBuf response = response(k, backend.get(t));
             try {
-                if (ThreadLocalRandom.current().nextInt(10) == 0) {
+                int how = ThreadLocalRandom.current().nextInt(10);
+                if (how == 0) {
                     cache.abandon(fill.ticket()); // a backend error
-                } else {
+                } else if (how < 5) {
                     cache.complete(fill.ticket(), response);
+                } else {
+                    collect(fill.ticket(), response);
                 }
                 answers.incrementAndGet();
             } finally {
@@ -135,6 +138,17 @@ class ResultCacheConcurrencyTest {
         } else {
             throw new AssertionError("a wait completes with a hit or a bypass: " + lookup);
         }
+    }
+
+    /** Relays the response as frames of up to 700 bytes through a collector. */
+    private void collect(FillTicket ticket, ByteBuf response) {
+        ResponseCollector collector = cache.collector(ticket);
+        for (int at = 0; at < response.readableBytes(); at += 700) {
+            if (!collector.add(response.slice(at, Math.min(700, response.readableBytes() - at)))) {
+                return; // past max_entry_bytes: the collector abandoned the fill
+            }
+        }
+        collector.finish();
     }
 
     private void write() {

@@ -114,6 +114,59 @@ class ResultCacheTest {
     }
 
     @Test
+    void aCollectorCopiesTheRelayedFramesAndCompletesTheFill() {
+        CacheKey key = key("SELECT c FROM orders WHERE id = 1");
+        ResponseCollector collector = cache.collector(
+                fill(cache.lookup(key, RULE_3, Set.of(ORDERS), CacheMode.USE)).ticket());
+        CompletionStage<Lookup> w = waiting(cache.lookup(key, RULE_3, Set.of(ORDERS), CacheMode.USE));
+        ByteBuf frame = response("xx-column-count");
+        frame.skipBytes(3); // only the readable bytes count
+        assertThat(collector.add(frame)).isTrue();
+        assertThat(frame.readerIndex()).isEqualTo(3);
+        assertThat(collector.add(response("+rows".repeat(200)))).isTrue();
+        assertThat(collector.finish()).isTrue();
+        assertThat(collector.finish()).as("once").isFalse();
+        collector.abandon(); // a no-op after finish
+
+        String expected = "column-count" + "+rows".repeat(200);
+        for (Lookup l : java.util.List.of(w.toCompletableFuture().join(), lookupAgain(key))) {
+            ByteBuf b = hit(l);
+            assertThat(b.toString(UTF_8)).isEqualTo(expected);
+            assertThat(b.capacity()).as("at most a quarter of slack").isLessThanOrEqualTo(expected.length() * 5 / 4);
+            b.release();
+        }
+    }
+
+    @Test
+    void aCollectorAbandonsTheFillOnceTheResponseOutgrowsTheEntryLimit() {
+        cache = cache(new CacheConfig(true, 1 << 20, 100, Duration.ofSeconds(5)));
+        CacheKey key = key("SELECT c FROM orders");
+        ResponseCollector collector = cache.collector(
+                fill(cache.lookup(key, RULE_3, Set.of(ORDERS), CacheMode.USE)).ticket());
+        CompletionStage<Lookup> w = waiting(cache.lookup(key, RULE_3, Set.of(ORDERS), CacheMode.USE));
+        assertThat(collector.add(response("x".repeat(60)))).isTrue();
+        assertThat(collector.add(response("x".repeat(41)))).isFalse();
+        assertThat(w.toCompletableFuture().join())
+                .as("waiters stop waiting at once")
+                .isInstanceOf(Lookup.Bypass.class);
+        assertThat(alloc.live()).isZero();
+        assertThat(collector.add(response("x"))).isFalse();
+        assertThat(collector.finish()).isFalse();
+        cache.abandon(fill(lookupAgain(key)).ticket());
+    }
+
+    @Test
+    void anAbandonedCollectorReleasesWhatItHeld() {
+        CacheKey key = key("SELECT c FROM orders");
+        ResponseCollector collector = cache.collector(
+                fill(cache.lookup(key, RULE_3, Set.of(ORDERS), CacheMode.USE)).ticket());
+        collector.add(response("partial"));
+        collector.abandon();
+        assertThat(alloc.live()).isZero();
+        assertThat(cache.fillsInProgress()).isZero();
+    }
+
+    @Test
     void aResponseLargerThanTheEntryLimitIsNotStoredAndItsWaitersBypass() {
         cache = cache(new CacheConfig(true, 1 << 20, 100, Duration.ofSeconds(5)));
         CacheKey key = key("SELECT c FROM orders");
