@@ -405,7 +405,12 @@ class ResultCacheTest {
         CacheKey key = key("SELECT c FROM orders WHERE id = 1");
         assertThat(cache.lookup(key, null, Set.of(ORDERS), CacheMode.USE)).isInstanceOf(Lookup.Bypass.class);
         assertThat(cache.lookup(key, RULE_3, Set.of(ORDERS), CacheMode.BYPASS)).isInstanceOf(Lookup.Bypass.class);
-        ResultCache off = cache(new CacheConfig(false, 1 << 20, 1 << 10, Duration.ofSeconds(1)));
+        ResultCache off = new ResultCache(
+                new CacheConfig(false, 1 << 20, 1 << 10, Duration.ofSeconds(1)),
+                new SimpleMeterRegistry(),
+                ticker,
+                alloc,
+                Scheduler.disabledScheduler());
         assertThat(off.lookup(key, RULE_3, Set.of(ORDERS), CacheMode.USE)).isInstanceOf(Lookup.Bypass.class);
         off.close();
         assertThat(cache.fillsInProgress()).isZero();
