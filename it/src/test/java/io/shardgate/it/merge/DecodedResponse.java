@@ -20,7 +20,7 @@ import java.util.List;
  * per cell (text rows: the exact text the server sent; binary rows: the decoded value), or the ERR.
  * Neither retains nor releases the buffer it reads.
  */
-record DecodedResponse(List<String> columns, List<List<String>> rows, List<Folding> folding, String err) {
+record DecodedResponse(List<String> columns, List<List<String>> rows, List<Folding> folding, String err, String ok) {
     /** How strings equal under a column's collation differ: not at all, by trailing spaces, or also by case and accents. */
     enum Folding {
         NONE,
@@ -45,10 +45,20 @@ record DecodedResponse(List<String> columns, List<List<String>> rows, List<Foldi
         int header = first.getUnsignedByte(first.readerIndex());
         if (header == ErrPacket.HEADER) {
             ErrPacket err = ErrPacket.read(first.duplicate());
-            return new DecodedResponse(List.of(), List.of(), List.of(), err.code() + " " + err.message());
+            return new DecodedResponse(List.of(), List.of(), List.of(), err.code() + " " + err.message(), null);
         }
         if (header == 0x00) {
-            return new DecodedResponse(List.of(), List.of(), List.of(), null);
+            ByteBuf ok = first.duplicate().skipBytes(1);
+            long affected = LengthEncoded.readInt(ok);
+            long insertId = LengthEncoded.readInt(ok);
+            ok.skipBytes(2); // status flags are the session's to set, not the merge's
+            int warnings = ok.readUnsignedShortLE();
+            return new DecodedResponse(
+                    List.of(),
+                    List.of(),
+                    List.of(),
+                    null,
+                    "affected=" + affected + " insertId=" + insertId + " warnings=" + warnings);
         }
         int n = (int) LengthEncoded.readInt(first.duplicate());
         List<ColumnDefinition41> defs = new ArrayList<>();
@@ -74,7 +84,7 @@ record DecodedResponse(List<String> columns, List<List<String>> rows, List<Foldi
                             ? binaryCells(packets.get(i).duplicate(), defs)
                             : textCells(packets.get(i).duplicate(), n));
         }
-        return new DecodedResponse(columns, rows, folding, null);
+        return new DecodedResponse(columns, rows, folding, null, null);
     }
 
     private static List<String> textCells(ByteBuf row, int n) {
@@ -112,6 +122,9 @@ record DecodedResponse(List<String> columns, List<List<String>> rows, List<Foldi
     public String toString() {
         if (err != null) {
             return "ERR " + err;
+        }
+        if (ok != null) {
+            return "OK " + ok;
         }
         StringBuilder b = new StringBuilder(String.join(" | ", columns));
         rows.stream().limit(40).forEach(r -> b.append("\n  ").append(Arrays.toString(r.toArray())));

@@ -27,6 +27,9 @@ public final class ShardResultMerger {
     private ShardResultMerger() {}
 
     /**
+     * The client's response to a statement that ran on every shard in {@code responses}; neither
+     * retains nor releases the responses, which must stay readable until this returns.
+     *
      * @param responses one complete response per shard to the same statement, as framed bytes exactly as
      *     the backend sent them (4-byte frame headers, sequence ids from 1): an ERR, an OK, or one result
      *     set (column count, column definitions, EOF unless deprecateEof, rows, EOF or OK-with-0xFE).
