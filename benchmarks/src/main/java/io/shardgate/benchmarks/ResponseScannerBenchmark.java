@@ -46,6 +46,7 @@ public class ResponseScannerBenchmark {
             default -> throw new IllegalArgumentException("unknown response " + response);
         };
         wire = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);
+        completed = 0;
         scanner = new ResponseScanner(deprecateEof, (statusFlags, error) -> {
             if (error) {
                 throw new IllegalStateException("the response must not end with an error");
