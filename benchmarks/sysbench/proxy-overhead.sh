@@ -10,7 +10,10 @@
 #
 # Settings (environment):
 #   TARGETS     direct haproxy shardgate   (haproxy is skipped when not installed;
-#                                           shardgate needs router-core/target/*-all.jar, built if missing)
+#                                           shardgate needs router-core/target/*-all.jar, built if missing;
+#                                           shardgate-sharded: the same router with the sbtest tables
+#                                           spread over two hostgroups by the `table` strategy, both on
+#                                           the same MariaDB: the cost of planning and routing alone)
 #   THREADS     1 16 64                     sysbench client threads, one run per target and count
 #   DURATION    20                          seconds per run
 #   WARMUP      5                           seconds of 16-thread load per target before measuring
@@ -68,8 +71,8 @@ cleanup() {
     wait "$pid" 2>/dev/null || true
   done
   if [ "${had_errors:-0}" -gt 0 ]; then
-    say "runs with errors: logs kept in $work (run-*.log, shardgate.log)"
-    rm -rf "$work/shardgate-data"
+    say "runs with errors: logs kept in $work (run-*.log, shardgate*.log)"
+    rm -rf "$work"/shardgate*-data
   else
     rm -rf "$work"
   fi
@@ -106,7 +109,7 @@ cpu_ticks() { # pid -> utime+stime in clock ticks (fields 14 and 15; comm may co
 # --- build what we run -------------------------------------------------------------------------
 say "building the it launcher and the router jar (./mvnw -q package -DskipTests)"
 modules=it
-case " $TARGETS " in *" shardgate "*) modules="router-core,it" ;; esac
+case " $TARGETS " in *" shardgate "* | *" shardgate-sharded "*) modules="router-core,it" ;; esac
 ./mvnw -q -B -ntp -pl "$modules" -am package -DskipTests -Dspotless.check.skip=true >"$work/build.log" 2>&1 \
   || { tail -n 40 "$work/build.log" >&2; die "build failed (log above)"; }
 ./mvnw -q -B -ntp -pl it dependency:build-classpath -Dmdep.outputFile="$work/it.classpath" >>"$work/build.log" 2>&1 \
@@ -187,29 +190,42 @@ EOF
       say "HAProxy $(haproxy -v | head -n 1 | awk '{print $3}') on 127.0.0.1:${port[haproxy]} (pid ${pid[haproxy]})"
       active+=(haproxy)
       ;;
-    shardgate)
+    shardgate|shardgate-sharded)
       jar=$(ls router-core/target/shardgate-router-core-*-all.jar 2>/dev/null | head -n 1)
       [ -n "$jar" ] || die "router-core/target/shardgate-router-core-*-all.jar was not built"
-      port[shardgate]=$(free_port)
-      cat >"$work/shardgate.yaml" <<EOF
-server: {bind: 127.0.0.1, port: ${port[shardgate]}, admin_port: 0, http_port: 0, max_connections: 20000, data_dir: "$work/shardgate-data"}
-users:
-  - {name: $APP_USER, password: $APP_PASSWORD}
-hostgroups:
-  - {id: 10, writer: "127.0.0.1:$db_port", user: $DB_USER, password: $DB_PASSWORD, pool: {max_connections: $POOL}}
-schemas:
-  - {name: $DB_NAME, default_hostgroup: 10}
-EOF
+      port[$target]=$(free_port)
+      {
+        echo "server: {bind: 127.0.0.1, port: ${port[$target]}, admin_port: 0, http_port: 0, max_connections: 20000, data_dir: \"$work/$target-data\"}"
+        echo "users:"
+        echo "  - {name: $APP_USER, password: $APP_PASSWORD}"
+        echo "hostgroups:"
+        echo "  - {id: 10, writer: \"127.0.0.1:$db_port\", user: $DB_USER, password: $DB_PASSWORD, pool: {max_connections: $POOL}}"
+        if [ "$target" = shardgate-sharded ]; then
+          # the routing layer's cost alone: sbtest tables spread over two hostgroups by the `table`
+          # strategy, both on the same MariaDB, so every statement is planned and routed by table
+          echo "  - {id: 20, writer: \"127.0.0.1:$db_port\", user: $DB_USER, password: $DB_PASSWORD, pool: {max_connections: $POOL}}"
+          echo "schemas:"
+          echo "  - name: $DB_NAME"
+          echo "    default_hostgroup: 10"
+          echo "    tables:"
+          for i in $(seq 1 "$TABLES"); do
+            echo "      - {name: sbtest$i, strategy: table, hostgroup: $(( i % 2 == 0 ? 20 : 10 ))}"
+          done
+        else
+          echo "schemas:"
+          echo "  - {name: $DB_NAME, default_hostgroup: 10}"
+        fi
+      } >"$work/$target.yaml"
       # shellcheck disable=SC2086 # SHARDGATE_JAVA_OPTS is a list of options
-      java $SHARDGATE_JAVA_OPTS -jar "$jar" run --config "$work/shardgate.yaml" >"$work/shardgate.log" 2>&1 &
+      java $SHARDGATE_JAVA_OPTS -jar "$jar" run --config "$work/$target.yaml" >"$work/$target.log" 2>&1 &
       pids+=($!)
-      pid[shardgate]=$!
-      user[shardgate]=$APP_USER password[shardgate]=$APP_PASSWORD
-      wait_for_port "${port[shardgate]}" 60 || { cat "$work/shardgate.log" >&2; die "Shardgate did not start"; }
-      say "Shardgate ($jar) on 127.0.0.1:${port[shardgate]} (pid ${pid[shardgate]})"
-      active+=(shardgate)
+      pid[$target]=$!
+      user[$target]=$APP_USER password[$target]=$APP_PASSWORD
+      wait_for_port "${port[$target]}" 60 || { cat "$work/$target.log" >&2; die "Shardgate ($target) did not start"; }
+      say "Shardgate $target ($jar) on 127.0.0.1:${port[$target]} (pid ${pid[$target]})"
+      active+=("$target")
       ;;
-    *) die "unknown target '$target' (direct, haproxy, shardgate)" ;;
+    *) die "unknown target '$target' (direct, haproxy, shardgate, shardgate-sharded)" ;;
   esac
 done
 [ ${#active[@]} -gt 0 ] || die "no target to measure"
@@ -288,7 +304,8 @@ cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
   echo "- MariaDB: $mariadb_server_version ($mariadb_source binaries), innodb_buffer_pool_size=$BUFFER_POOL"
   [ -z "${pid[haproxy]:-}" ] || echo "- HAProxy: $(haproxy -v | head -n 1)"
   commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "${SHARDGATE_COMMIT:-unknown}")
-  [ -z "${pid[shardgate]:-}" ] || echo "- Shardgate: $(basename "$jar") at commit $commit${SHARDGATE_JAVA_OPTS:+ (JVM options: $SHARDGATE_JAVA_OPTS)}, one hostgroup, passthrough"
+  [ -z "${pid[shardgate]:-}" ] || echo "- shardgate: $(basename "$jar") at commit $commit${SHARDGATE_JAVA_OPTS:+ (JVM options: $SHARDGATE_JAVA_OPTS)}, one hostgroup, the schema not sharded"
+  [ -z "${pid[shardgate-sharded]:-}" ] || echo "- shardgate-sharded: the same router, sbtest1..$TABLES spread over hostgroups 10 and 20 by the \`table\` strategy (both on the same MariaDB): every statement is planned and routed by table"
   echo "- everything (clients, proxies, MariaDB) shares the same $(nproc) CPUs on 127.0.0.1;"
   echo "  load average before measuring: $load_before, after: $load_after (other work on the machine skews results)"
   echo

@@ -15,6 +15,7 @@ import io.shardgate.protocol.type.Collations;
 import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendLogin;
+import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.RouterConfig;
 import io.shardgate.router.config.ServerSettings;
@@ -24,15 +25,19 @@ import io.shardgate.router.frontend.FrontendHandshakeHandler;
 import io.shardgate.router.frontend.FrontendServices;
 import io.shardgate.router.frontend.UserDirectory;
 import io.shardgate.router.net.Transport;
-import io.shardgate.router.pool.BackendPool;
 import io.shardgate.router.pool.PoolStats;
+import io.shardgate.router.routing.Hostgroups;
+import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.router.tls.FrontendTls;
 import io.shardgate.router.tls.ServerRsaKeys;
+import io.shardgate.sharding.rule.InvalidRulesException;
+import io.shardgate.sharding.rule.RuleSnapshot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -51,20 +56,37 @@ public final class Shardgate implements AutoCloseable {
     private final EventLoopGroup workers;
     private final Channel listener;
     private final String serverVersion;
-    private final BackendPool pool;
+    private final Hostgroups hostgroups;
+    private final RoutingRules routing;
 
     private Shardgate(
-            EventLoopGroup acceptor, EventLoopGroup workers, Channel listener, String serverVersion, BackendPool pool) {
+            EventLoopGroup acceptor,
+            EventLoopGroup workers,
+            Channel listener,
+            String serverVersion,
+            Hostgroups hostgroups,
+            RoutingRules routing) {
         this.acceptor = acceptor;
         this.workers = workers;
         this.listener = listener;
         this.serverVersion = serverVersion;
-        this.pool = pool;
+        this.hostgroups = hostgroups;
+        this.routing = routing;
     }
 
-    /** Counters of the backend pool (connections open, idle, waiting...). */
+    /** Counters of the default hostgroup's writer pool (connections open, idle, waiting...). */
     public PoolStats poolStats() {
-        return pool.stats();
+        return hostgroups.get(routing.current().defaultHostgroup()).writer().stats();
+    }
+
+    /** Counters of every backend pool, in hostgroup order. */
+    public List<PoolStats> allPoolStats() {
+        return hostgroups.poolStats();
+    }
+
+    /** The sharding rules in force (hot reload publishes new versions here). */
+    public RoutingRules routing() {
+        return routing;
     }
 
     /** Starts a router for {@code config}; returns once the MySQL port is listening. */
@@ -90,7 +112,8 @@ public final class Shardgate implements AutoCloseable {
                     ? settings.serverVersion()
                     : (backend != null ? backend.serverVersion() : FALLBACK_VERSION) + "-Shardgate";
             int mariaDbCapabilities = relayableMariaDbCapabilities(backend);
-            BackendPool pool = new BackendPool(hostgroup, hostgroup.writerAddress(), connector);
+            RoutingRules routing = new RoutingRules(rules(config));
+            Hostgroups hostgroups = new Hostgroups(config.hostgroups(), connector);
             FrontendServices services = new FrontendServices(
                     settings,
                     new UserDirectory(config.users()),
@@ -99,8 +122,8 @@ public final class Shardgate implements AutoCloseable {
                     rsa.publicKeyPem(),
                     version,
                     mariaDbCapabilities,
-                    hostgroup,
-                    pool,
+                    hostgroups,
+                    routing,
                     new AtomicInteger());
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             ServerBootstrap bootstrap = new ServerBootstrap()
@@ -129,11 +152,19 @@ public final class Shardgate implements AutoCloseable {
                     transport.name(),
                     version,
                     hostgroup.writer());
-            return new Shardgate(acceptor, workers, listener, version, pool);
+            return new Shardgate(acceptor, workers, listener, version, hostgroups, routing);
         } catch (RuntimeException e) {
             acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;
+        }
+    }
+
+    private static RuleSnapshot rules(RouterConfig config) {
+        try {
+            return config.rules(1);
+        } catch (InvalidRulesException e) {
+            throw new ConfigException("invalid sharding rules:\n  - " + String.join("\n  - ", e.problems()));
         }
     }
 
@@ -201,7 +232,7 @@ public final class Shardgate implements AutoCloseable {
     @Override
     public void close() {
         listener.close().syncUninterruptibly();
-        pool.close();
+        hostgroups.close();
         Future<?> a = acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         Future<?> w = workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         a.syncUninterruptibly();

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.shardgate.sharding.rule.InvalidRulesException;
+import io.shardgate.sharding.rule.RuleSnapshot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,8 +22,9 @@ import java.util.Set;
  * {@code hostgroups}, {@code schemas}, {@code query_rules} and {@code cache}.
  *
  * <p>Keys are snake_case; unknown keys are rejected so a typo never silently falls back to a
- * default. {@code query_rules} and {@code cache} are accepted as raw trees until their rule
- * models exist (issues #3 and #5). Use {@link #load} or {@link #parse}: both validate the whole
+ * default. {@code schemas} and {@code query_rules} are the sharding rules, kept as trees and
+ * validated by the sharding module's parser ({@link #rules}); {@code cache} is a raw tree until
+ * its model exists (issue #5). Use {@link #load} or {@link #parse}: both validate the whole
  * document and report every problem at once.
  */
 public record RouterConfig(
@@ -29,7 +32,7 @@ public record RouterConfig(
         List<UserConfig> users,
         ZooKeeperSettings zookeeper,
         List<HostgroupConfig> hostgroups,
-        List<SchemaConfig> schemas,
+        List<JsonNode> schemas,
         List<JsonNode> queryRules,
         JsonNode cache) {
 
@@ -120,27 +123,30 @@ public record RouterConfig(
             }
             problems.addAll(hostgroup.validate());
         }
-        Set<String> schemaNames = new HashSet<>();
-        for (SchemaConfig schema : schemas) {
-            if (!schemaNames.add(schema.name())) {
-                problems.add("schemas: duplicate schema '" + schema.name() + "'");
-            }
-            if (schema.defaultHostgroup() != null && !ids.contains(schema.defaultHostgroup())) {
-                problems.add("schemas." + schema.name() + ".default_hostgroup: unknown hostgroup "
-                        + schema.defaultHostgroup());
+        if (!ids.isEmpty()) {
+            try {
+                rules(0);
+            } catch (InvalidRulesException e) {
+                problems.addAll(e.problems());
             }
         }
         return problems;
     }
 
-    /** The hostgroup every statement goes to until sharding rules exist (issue #3). */
+    /** The {@code schemas} and {@code query_rules} sections as a validated rule version. */
+    public RuleSnapshot rules(long version) throws InvalidRulesException {
+        return RuleSnapshot.parse(
+                version, hostgroups.stream().map(HostgroupConfig::id).toList(), schemas, queryRules);
+    }
+
+    /**
+     * The default hostgroup: the lowest id. Databases not listed under {@code schemas} live there,
+     * and its writer is asked for the version clients are told.
+     */
     public HostgroupConfig defaultHostgroup() {
-        for (SchemaConfig schema : schemas) {
-            if (schema.defaultHostgroup() != null) {
-                return hostgroup(schema.defaultHostgroup());
-            }
-        }
-        return hostgroups.get(0);
+        return hostgroups.stream()
+                .min(java.util.Comparator.comparingInt(HostgroupConfig::id))
+                .orElseThrow(() -> new ConfigException("no hostgroup"));
     }
 
     /** The hostgroup with this id; the id must exist. */

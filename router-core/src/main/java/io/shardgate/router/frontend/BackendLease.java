@@ -1,6 +1,8 @@
 package io.shardgate.router.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
@@ -13,6 +15,7 @@ import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PoolPartition;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.SessionVariables;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +38,7 @@ import java.util.function.Consumer;
  * connection whose state is unknown (lost mid-response, a failed alignment) is closed, never
  * returned. Runs on the session's event loop.
  */
-final class BackendLease {
+final class BackendLease implements RelayTarget {
     /**
      * After an INSERT the connection stays for the next statements or until the session has been
      * quiet this long, so a LAST_INSERT_ID() right after it reads the right server session (as
@@ -46,8 +49,9 @@ final class BackendLease {
 
     static final long INSERT_ID_HOLD_MILLIS = 1000;
 
+    private final Hostgroup hostgroup;
     private final PoolPartition partition;
-    private final RelayTarget target;
+    private final LeaseOwner owner;
     private final EnumSet<PinReason> pins = EnumSet.noneOf(PinReason.class);
     private ConnectionKind kind;
     private PooledConnection current;
@@ -61,13 +65,56 @@ final class BackendLease {
     /** Receives the response of the internal command in flight. */
     private BiConsumer<ByteBuf, Boolean> internal;
 
-    BackendLease(PoolPartition partition, ConnectionKind kind, RelayTarget target, boolean multiplexing) {
-        this.partition = partition;
+    BackendLease(Hostgroup hostgroup, EventLoop loop, ConnectionKind kind, LeaseOwner owner) {
+        this.hostgroup = hostgroup;
+        this.partition = hostgroup.partition(loop);
         this.kind = kind;
-        this.target = target;
-        if (!multiplexing) {
+        this.owner = owner;
+        if (!hostgroup.config().pool().multiplexing()) {
             pins.add(PinReason.MULTIPLEXING_OFF);
         }
+    }
+
+    /** The hostgroup this lease borrows from. */
+    Hostgroup hostgroup() {
+        return hostgroup;
+    }
+
+    /** True when the connection held (if any) has a transaction open or autocommit off. */
+    boolean inTransaction() {
+        return current != null
+                && ((statusFlags & ServerStatus.SERVER_STATUS_IN_TRANS) != 0
+                        || (statusFlags & ServerStatus.SERVER_STATUS_AUTOCOMMIT) == 0);
+    }
+
+    @Override
+    public Channel client() {
+        return owner.client();
+    }
+
+    @Override
+    public void responsesComplete(int count, int statusFlags, boolean lastWasError) {
+        owner.responsesComplete(this, statusFlags, lastWasError);
+    }
+
+    @Override
+    public void internalResponse(ByteBuf response, boolean error) {
+        onInternalResponse(response, error);
+    }
+
+    @Override
+    public void localInfileRequested() {
+        owner.localInfileRequested();
+    }
+
+    @Override
+    public void prepareOk(ByteBuf in, int payload) {
+        owner.prepareOk(this, in, payload);
+    }
+
+    @Override
+    public void backendLost(String reason, boolean midPacket, int nextSequenceId) {
+        owner.backendLost(this, reason, midPacket, nextSequenceId);
     }
 
     /** The connection held right now, or null. */
@@ -130,16 +177,43 @@ final class BackendLease {
      * it, or with the error to answer the client (pool timeout, backend down, failed alignment).
      */
     void acquire(SessionVariables desired, BiConsumer<PooledConnection, ErrPacket> then) {
+        acquire(desired, null, then);
+    }
+
+    /**
+     * As {@link #acquire(SessionVariables, BiConsumer)}, and when {@code begin} is not null and
+     * the connection has no transaction open, runs {@code begin} (the session's START TRANSACTION)
+     * first: the session's transaction reaches this hostgroup when a statement does.
+     */
+    void acquire(SessionVariables desired, String begin, BiConsumer<PooledConnection, ErrPacket> then) {
+        BiConsumer<PooledConnection, ErrPacket> next = begin == null
+                ? then
+                : (connection, error) -> {
+                    if (error != null || (statusFlags & ServerStatus.SERVER_STATUS_IN_TRANS) != 0) {
+                        then.accept(connection, error);
+                        return;
+                    }
+                    runInternal(out -> query(out, begin), Response.SINGLE, (response, failed) -> {
+                        if (failed) {
+                            ErrPacket err = ErrPacket.read(response.skipBytes(4));
+                            releaseIfFree();
+                            then.accept(null, err);
+                        } else {
+                            statusFlags = current.relay().statusFlags();
+                            then.accept(current, null);
+                        }
+                    });
+                };
         if (current != null) {
-            align(desired, then);
+            align(desired, next);
             return;
         }
         Future<PooledConnection> borrow = partition.acquire(kind.withSchema(desired.schema()), previous);
         previous = null;
         if (borrow.isDone()) {
-            onBorrowed(borrow, desired, then);
+            onBorrowed(borrow, desired, next);
         } else {
-            borrow.addListener(f -> onBorrowed(borrow, desired, then));
+            borrow.addListener(f -> onBorrowed(borrow, desired, next));
         }
     }
 
@@ -155,7 +229,7 @@ final class BackendLease {
             return;
         }
         current = borrow.getNow();
-        current.relay().target(target);
+        current.relay().target(this);
         align(desired, then);
     }
 

@@ -1,9 +1,9 @@
 package io.shardgate.router.frontend;
 
 import io.netty.handler.ssl.SslContext;
-import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.ServerSettings;
-import io.shardgate.router.pool.BackendPool;
+import io.shardgate.router.routing.Hostgroups;
+import io.shardgate.router.routing.RoutingRules;
 import java.security.KeyPair;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param rsaPublicKeyPem the public key as clients request it
  * @param serverVersion version string announced in the handshake
  * @param mariaDbCapabilities MariaDB extended capabilities offered to clients (0: plain MySQL)
- * @param hostgroup where statements go (one hostgroup until sharding, issue #3)
- * @param pool connections to the hostgroup's writer
+ * @param hostgroups every hostgroup with its connection pools
+ * @param routing the sharding rules in force and the plan cache
  * @param connectionIds source of the connection ids clients see
  */
 public record FrontendServices(
@@ -30,6 +30,6 @@ public record FrontendServices(
         String rsaPublicKeyPem,
         String serverVersion,
         int mariaDbCapabilities,
-        HostgroupConfig hostgroup,
-        BackendPool pool,
+        Hostgroups hostgroups,
+        RoutingRules routing,
         AtomicInteger connectionIds) {}

@@ -15,9 +15,9 @@ import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
-import io.shardgate.router.backend.RelayTarget;
 import io.shardgate.router.config.UserConfig;
 import io.shardgate.router.net.PacketWriter;
+import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
@@ -27,6 +27,7 @@ import io.shardgate.router.session.StatementScanner;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -50,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * loop; everything here runs on it. Ownership: a {@link Packet} read from the client is either
  * written to a backend (which releases it) or released here.
  */
-final class FrontendSession extends ChannelInboundHandlerAdapter implements RelayTarget {
+final class FrontendSession extends ChannelInboundHandlerAdapter implements LeaseOwner {
     private static final Logger log = LoggerFactory.getLogger(FrontendSession.class);
 
     private final FrontendServices services;
@@ -59,7 +60,15 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     private final int connectionId;
     private final int loginSequenceId;
     private final ArrayDeque<Packet> waiting = new ArrayDeque<>();
-    private final BackendLease lease;
+    private final SessionLeases leases;
+    private final QueryRouter queries;
+    /** The lease running the command in flight (single target), or null. */
+    private BackendLease active;
+    /** The START TRANSACTION text of the open explicit transaction, replayed where it spreads. */
+    private String transactionStart;
+    /** Drops what a command answered by the router itself holds, if the session closes first. */
+    private Runnable routedAbort;
+
     private ChannelHandlerContext ctx;
     private UserConfig user;
     /** The server session state this client asked for. */
@@ -100,12 +109,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
                 capabilities.mariaDbFlags(),
                 characterSet,
                 schema);
-        this.lease = new BackendLease(
-                services.pool().partition(loop),
-                kind,
-                this,
-                services.hostgroup().pool().multiplexing());
-        this.prepared = new PreparedStatementCommands(this, lease);
+        this.leases = new SessionLeases(services.hostgroups(), loop, kind, this);
+        this.queries = new QueryRouter(this);
+        this.prepared = new PreparedStatementCommands(this);
     }
 
     /** Finishes the login: the schema the client asked for must exist (MySQL checks at login). */
@@ -113,6 +119,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         busy = true;
+        BackendLease lease = home();
         lease.acquire(desired, (connection, error) -> {
             busy = false;
             if (error != null) {
@@ -140,7 +147,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         } else if (uploading) {
             // LOCAL INFILE data keeps the client's sequence ids; an empty packet ends the file
             uploading = packet.payload().isReadable();
-            PooledConnection c = lease.current();
+            PooledConnection c = active.current();
             c.channel().writeAndFlush(packet, c.channel().voidPromise());
         } else if (changeUser != null && changeUser.expectsClientPacket()) {
             changeUser.onClientPacket(packet);
@@ -165,30 +172,35 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
             case COM_QUERY -> {
                 String sql = payload.toString(
                         payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
-                StatementEffects effects = StatementScanner.scan(sql);
-                run(packet, Response.RESULT_SET, effects, isInsert(sql));
+                queries.route(packet, sql);
             }
             case COM_INIT_DB -> {
                 String schema = payload.toString(
                         payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
-                run(packet, Response.SINGLE, new StatementEffects(java.util.Map.of(), schema, Set.of(), false), false);
+                run(
+                        leases.get(services.routing().current().homeOf(schema)),
+                        packet,
+                        Response.SINGLE,
+                        new StatementEffects(java.util.Map.of(), schema, Set.of(), false),
+                        false);
             }
             case COM_STMT_PREPARE -> prepared.prepare(packet);
             case COM_STMT_EXECUTE, COM_STMT_FETCH, COM_STMT_RESET, COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE ->
                 prepared.run(packet, command);
-            case COM_FIELD_LIST -> run(packet, Response.FIELD_LIST, StatementEffects.NONE, false);
-            case COM_STATISTICS -> run(packet, Response.STATISTICS, StatementEffects.NONE, false);
-            case COM_PROCESS_INFO -> run(packet, Response.RESULT_SET, StatementEffects.NONE, false);
-            case COM_DEBUG, COM_REFRESH -> run(packet, Response.SINGLE, StatementEffects.NONE, false);
+            case COM_FIELD_LIST ->
+                run(fieldListLease(payload), packet, Response.FIELD_LIST, StatementEffects.NONE, false);
+            case COM_STATISTICS -> run(home(), packet, Response.STATISTICS, StatementEffects.NONE, false);
+            case COM_PROCESS_INFO -> run(home(), packet, Response.RESULT_SET, StatementEffects.NONE, false);
+            case COM_DEBUG, COM_REFRESH -> run(home(), packet, Response.SINGLE, StatementEffects.NONE, false);
             case COM_SET_OPTION -> {
                 // switches multi-statements on that server session only
-                lease.pin(EnumSet.of(PinReason.UNTRACKED_SET));
-                run(packet, Response.SINGLE, StatementEffects.NONE, false);
+                home().pin(EnumSet.of(PinReason.UNTRACKED_SET));
+                run(home(), packet, Response.SINGLE, StatementEffects.NONE, false);
             }
             case COM_RESET_CONNECTION -> resetConnection(packet);
             case COM_PING -> {
                 packet.release();
-                reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
+                reply(1, OkPacket.of(0, 0, leases.statusFlags(), 0));
             }
             case COM_QUIT -> {
                 packet.release();
@@ -203,41 +215,70 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         }
     }
 
-    private static boolean isInsert(String sql) {
-        int i = 0;
-        while (i < sql.length() && (Character.isWhitespace(sql.charAt(i)) || sql.charAt(i) == '(')) {
-            i++;
-        }
-        return sql.regionMatches(true, i, "INSERT", 0, 6) || sql.regionMatches(true, i, "REPLACE", 0, 7);
-    }
-
-    /** Borrows and aligns a connection, then forwards the command; {@code response} null: none comes. */
-    void run(Packet packet, Response response, StatementEffects effects, boolean insert) {
+    /**
+     * Borrows and aligns a connection of {@code lease}'s hostgroup, then forwards the command;
+     * {@code response} null: none comes.
+     */
+    void run(BackendLease lease, Packet packet, Response response, StatementEffects effects, boolean insert) {
         if (!effects.pins().isEmpty() && !effects.pins().contains(PinReason.UNTRACKED_SET)) {
             // pin before sending: e.g. GET_LOCK must stay with its connection even if it fails halfway
             lease.pin(effects.pins());
         }
-        withConnection(packet, connection -> send(connection, packet, response, effects, insert));
+        withConnection(lease, packet, connection -> send(connection, packet, response, effects, insert));
     }
 
     /**
-     * Marks a command in progress and borrows a connection aligned to the session for it;
-     * {@code then} runs unless the command was answered already (no connection, session closed).
+     * Marks a command in progress and borrows a connection of {@code lease}'s hostgroup aligned to
+     * the session (and inside its transaction) for it; {@code then} runs unless the command was
+     * answered already (no connection, session closed).
      */
-    void withConnection(Packet packet, Consumer<PooledConnection> then) {
+    void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
         busy = true;
-        lease.acquire(desired, (connection, error) -> {
+        active = lease;
+        lease.acquire(desired, transactionStart, (connection, error) -> {
             if (proceed(packet, error)) {
                 then.accept(connection);
             }
         });
     }
 
+    /**
+     * Marks a command in progress that the router answers from several connections itself
+     * ({@link ScatterExecution}, multi-hostgroup COMMIT); it calls {@link #finishRouted} at the end.
+     */
+    void startRouted(Runnable abort) {
+        busy = true;
+        active = null;
+        routedAbort = abort;
+    }
+
+    /** A command started with {@link #startRouted} was answered with {@code response} (framed, released here). */
+    void finishRouted(ByteBuf response) {
+        busy = false;
+        routedAbort = null;
+        prepared.commandFinished();
+        if (!closed) {
+            ctx.writeAndFlush(response, ctx.voidPromise());
+        } else {
+            response.release();
+        }
+        afterStatement();
+        leases.releaseIfFree();
+        drain();
+    }
+
+    /** An explicit transaction ends with the last connection that has it open. */
+    private void afterStatement() {
+        if (transactionStart != null && leases.inTransaction(null).isEmpty()) {
+            transactionStart = null;
+        }
+    }
+
     /** False (the command answered or dropped) when the session closed or no connection came. */
     private boolean proceed(Packet packet, ErrPacket error) {
         if (closed) {
             packet.release();
-            lease.close();
+            leases.close();
             return false;
         }
         if (error != null) {
@@ -253,7 +294,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         busy = false;
         prepared.commandFinished();
         reply(1, error);
-        lease.releaseIfFree();
+        leases.releaseIfFree();
+        afterStatement();
         drain();
     }
 
@@ -265,17 +307,17 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         }
         connection.channel().writeAndFlush(packet, connection.channel().voidPromise());
         if (response == null) {
-            finishCommand(lease.statusFlags(), false);
+            finishCommand(active.statusFlags(), false);
         }
     }
 
     @Override
-    public void prepareOk(ByteBuf in, int payload) {
-        prepared.prepareOk(in, payload);
+    public void prepareOk(BackendLease lease, ByteBuf in, int payload) {
+        prepared.prepareOk(lease, in, payload);
     }
 
     @Override
-    public void responsesComplete(int count, int statusFlags, boolean lastWasError) {
+    public void responsesComplete(BackendLease lease, int statusFlags, boolean lastWasError) {
         finishCommand(statusFlags, lastWasError);
     }
 
@@ -283,6 +325,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         StatementEffects effects = inFlightEffects;
         inFlightEffects = StatementEffects.NONE;
         prepared.commandFinished();
+        BackendLease lease = active;
         if (!error) {
             desired = desired.apply(effects);
             if (lease.current() != null) {
@@ -295,6 +338,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         }
         busy = false;
         lease.afterResponse(statusFlags, inFlightInsert && !error);
+        afterStatement();
         drain();
     }
 
@@ -309,19 +353,26 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     }
 
     private void resetConnection(Packet packet) {
-        lease.clearStickyPins();
+        leases.clearStickyPins();
         prepared.clear();
+        transactionStart = null;
         desired = SessionVariables.initial(desired.schema());
-        if (lease.current() == null) {
+        BackendLease home = home();
+        for (BackendLease other : leases.all()) {
+            if (other != home) {
+                other.discard(); // its server session (variables, transaction) is the old one
+            }
+        }
+        if (home.current() == null) {
             // nothing of this session lives in a server session: a fresh state is just a new borrow
             packet.release();
-            reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
+            reply(1, OkPacket.of(0, 0, leases.statusFlags(), 0));
             return;
         }
-        PooledConnection c = lease.current();
+        PooledConnection c = home.current();
         c.state(SessionVariables.initial(c.state().schema()));
         c.forgetStatements();
-        run(packet, Response.SINGLE, StatementEffects.NONE, false);
+        run(home, packet, Response.SINGLE, StatementEffects.NONE, false);
     }
 
     @Override
@@ -330,22 +381,18 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     }
 
     @Override
-    public void internalResponse(ByteBuf response, boolean error) {
-        lease.onInternalResponse(response, error);
-    }
-
-    @Override
-    public void backendLost(String reason, boolean midPacket, int nextSequenceId) {
+    public void backendLost(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
         if (closed) {
             return;
         }
         boolean pinned = lease.pinned();
+        boolean running = busy && (lease == active || active == null);
         lease.discard();
-        if (busy && !midPacket) {
+        if (running && !midPacket) {
             log.warn("connection {}: {}", connectionId, reason);
             ErrPacket lost = new ErrPacket(2013, "08S01", "Lost connection to backend during query: " + reason);
             closeWith(frame(nextSequenceId, lost::write));
-        } else if (busy || pinned) {
+        } else if (running || pinned) {
             // its server session (transaction, variables, locks) is gone: so must the client's be
             log.warn("connection {}: {}", connectionId, reason);
             close();
@@ -379,8 +426,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         prepared.clear();
         String schema =
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
-        lease.clearStickyPins();
-        lease.kind(new ConnectionKind(
+        leases.clearStickyPins();
+        transactionStart = null;
+        leases.kind(new ConnectionKind(
                 capabilities.flags() & BackendConnector.RESULT_FORMAT,
                 capabilities.mariaDbFlags(),
                 request.characterSet(),
@@ -392,13 +440,63 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
                 closeWith(frame(sequenceId, error::write));
                 return;
             }
-            lease.releaseIfFree();
-            reply(sequenceId, OkPacket.of(0, 0, lease.statusFlags(), 0));
+            leases.releaseIfFree();
+            reply(sequenceId, OkPacket.of(0, 0, leases.statusFlags(), 0));
             drain();
         };
         // a held connection carries the old user's session (and maybe its transaction): close it
-        lease.discard();
-        lease.acquire(desired, (connection, error) -> finish.accept(error));
+        leases.discard();
+        home().acquire(desired, (connection, error) -> finish.accept(error));
+    }
+
+    /** The lease of the current schema's default hostgroup: session commands and unrouted ones go there. */
+    BackendLease home() {
+        return leases.get(services.routing().current().homeOf(desired.schema()));
+    }
+
+    /** COM_FIELD_LIST names a table: ask a hostgroup that holds it. */
+    private BackendLease fieldListLease(ByteBuf payload) {
+        int end = payload.indexOf(payload.readerIndex() + 1, payload.writerIndex(), (byte) 0);
+        String table = payload.toString(
+                payload.readerIndex() + 1,
+                (end < 0 ? payload.writerIndex() : end) - payload.readerIndex() - 1,
+                StandardCharsets.UTF_8);
+        return leases.get(services.routing().current().anyHostgroupOf(desired.schema(), table));
+    }
+
+    SessionLeases leases() {
+        return leases;
+    }
+
+    FrontendServices services() {
+        return services;
+    }
+
+    SessionVariables desired() {
+        return desired;
+    }
+
+    UserConfig user() {
+        return user;
+    }
+
+    Capabilities capabilities() {
+        return capabilities;
+    }
+
+    String transactionStart() {
+        return transactionStart;
+    }
+
+    /** An explicit START TRANSACTION / BEGIN ran on the home hostgroup: spread it where statements go. */
+    void transactionStarted(String sql) {
+        transactionStart = sql;
+    }
+
+    /** Answers the command with a small text result set the router builds itself. */
+    void replyRows(List<TextResultSet.Column> columns, List<List<Object>> rows) {
+        ctx.writeAndFlush(
+                TextResultSet.write(ctx.alloc(), capabilities, columns, rows, leases.statusFlags()), ctx.voidPromise());
     }
 
     void writeToClient(ByteBuf frame) {
@@ -422,18 +520,23 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         changeUser = null;
         closed = true;
         releaseWaiting();
-        lease.discard();
+        leases.discard();
         ctx.writeAndFlush(lastPacket).addListener(ChannelFutureListener.CLOSE);
     }
 
     private void close() {
         closed = true;
         releaseWaiting();
-        lease.close();
+        leases.close();
         ctx.close();
     }
 
     private void releaseWaiting() {
+        if (routedAbort != null) {
+            Runnable abort = routedAbort;
+            routedAbort = null;
+            abort.run();
+        }
         Packet p;
         while ((p = waiting.poll()) != null) {
             p.release();
@@ -443,7 +546,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         // backpressure: stop reading the backend while the client cannot keep up
-        PooledConnection c = lease.current();
+        PooledConnection c = active != null ? active.current() : null;
         if (c != null) {
             c.channel().config().setAutoRead(ctx.channel().isWritable());
         }
@@ -456,7 +559,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
             closed = true;
             releaseWaiting();
             // a connection in the middle of anything is closed: the server rolls back what was open
-            lease.close();
+            leases.close();
         }
         ctx.fireChannelInactive();
     }
@@ -466,8 +569,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Rela
         if (cause instanceof PacketTooLargeException) {
             log.info("connection {}: {}", connectionId, cause.getMessage());
             closeWith(frame(busy ? 0 : 1, ErrPacket.of(ErrorCode.ER_NET_PACKET_TOO_LARGE)::write));
-        } else {
+        } else if (cause instanceof java.io.IOException) {
             log.debug("connection {}: {}", connectionId, cause.toString());
+            close();
+        } else {
+            // a bug of ours: say so loudly, and close rather than answer from an unknown state
+            log.warn("connection {}: closing after an unexpected error", connectionId, cause);
             close();
         }
     }

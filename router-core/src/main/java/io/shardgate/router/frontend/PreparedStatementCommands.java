@@ -11,8 +11,12 @@ import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.StatementEffects;
+import io.shardgate.sharding.plan.Route;
+import io.shardgate.sharding.plan.Targets;
+import io.shardgate.sharding.rule.QueryRuleMatch;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
+import java.util.List;
 
 /**
  * A client session's binary-protocol commands (COM_STMT_*) under multiplexing. The statement ids
@@ -23,26 +27,61 @@ import java.util.EnumSet;
  */
 final class PreparedStatementCommands {
     private final FrontendSession session;
-    private final BackendLease lease;
     private final PreparedStatements statements = new PreparedStatements();
     /** SQL of the COM_STMT_PREPARE in flight, registered when its COM_STMT_PREPARE_OK passes. */
     private String pendingSql;
 
-    PreparedStatementCommands(FrontendSession session, BackendLease lease) {
+    private PreparedRoute pendingRoute;
+
+    PreparedStatementCommands(FrontendSession session) {
         this.session = session;
-        this.lease = lease;
     }
 
-    /** COM_STMT_PREPARE: prepared on the borrowed connection; the answer is relayed. */
+    /**
+     * COM_STMT_PREPARE: planned, then prepared on a hostgroup holding its tables; the answer is
+     * relayed. A statement the rules refuse is refused now, with the reason.
+     */
     void prepare(Packet packet) {
         ByteBuf payload = packet.payload();
-        pendingSql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
-        session.run(packet, Response.PREPARE, StatementEffects.NONE, false);
+        String sql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
+        String schema = session.desired().schema();
+        PreparedRoute route = PreparedRoute.plan(session.services().routing(), sql, schema);
+        String ruleError = route.rules()
+                .matchQueryRules(session.user().name(), schema, route.digest().text())
+                .error();
+        if (ruleError != null) {
+            packet.release();
+            session.reply(1, new ErrPacket(QueryRuleMatch.ERROR_CODE, "42000", ruleError));
+            return;
+        }
+        Route.Refuse refuse = route.refusal();
+        if (refuse != null) {
+            packet.release();
+            session.reply(1, QueryRouter.refusal(refuse));
+            return;
+        }
+        BackendLease lease = lease(route.prepareHostgroup(), packet);
+        if (lease != null) {
+            pendingSql = sql;
+            pendingRoute = route;
+            session.run(lease, packet, Response.PREPARE, StatementEffects.NONE, false);
+        }
+    }
+
+    /** The session's lease of {@code hostgroup}; null (the command answered) when it is not configured. */
+    private BackendLease lease(int hostgroup, Packet packet) {
+        BackendLease lease = session.leases().get(hostgroup);
+        if (lease == null) {
+            packet.release();
+            session.reply(1, Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "hostgroup " + hostgroup + " is not configured"));
+        }
+        return lease;
     }
 
     /** The command in flight ended (or was answered by the router). */
     void commandFinished() {
         pendingSql = null;
+        pendingRoute = null;
     }
 
     /** COM_RESET_CONNECTION / COM_CHANGE_USER: the session's statements are gone. */
@@ -51,13 +90,13 @@ final class PreparedStatementCommands {
     }
 
     /** A COM_STMT_PREPARE_OK passes: register the statement and give the client the router's id. */
-    void prepareOk(ByteBuf in, int payload) {
+    void prepareOk(BackendLease lease, ByteBuf in, int payload) {
         PooledConnection connection = lease.current();
         if (pendingSql == null || connection == null) {
             return;
         }
         int backendId = in.getIntLE(payload + 1);
-        int clientId = statements.add(pendingSql, in.getUnsignedShortLE(payload + 7));
+        int clientId = statements.add(pendingSql, in.getUnsignedShortLE(payload + 7), pendingRoute);
         remember(connection, pendingSql, backendId);
         in.setIntLE(payload + 1, clientId);
     }
@@ -78,16 +117,41 @@ final class PreparedStatementCommands {
                     1, ErrPacket.of(ErrorCode.ER_UNKNOWN_STMT_HANDLER, Integer.toUnsignedString(id), command.name()));
             return;
         }
+        int hostgroup = statement.hostgroup();
+        if (command == Command.COM_STMT_EXECUTE && statement.route.sessionStatement() != null) {
+            hostgroup = sessionStatementHostgroup(packet, statement);
+            if (hostgroup < 0) {
+                return; // answered
+            }
+            statement.lastHostgroup = hostgroup;
+        } else if (command == Command.COM_STMT_EXECUTE) {
+            packet = ExecuteTypes.bound(packet, statement);
+            hostgroup = executionHostgroup(packet, statement);
+            if (hostgroup < 0) {
+                return; // answered
+            }
+            statement.lastHostgroup = hostgroup;
+        } else if (command == Command.COM_STMT_SEND_LONG_DATA) {
+            if (statement.longDataHostgroup < 0) {
+                statement.longDataHostgroup = statement.route.prepareHostgroup();
+            }
+            hostgroup = statement.longDataHostgroup;
+        }
+        BackendLease lease = lease(hostgroup, packet);
+        if (lease == null) {
+            return;
+        }
+        Packet command0 = packet;
         if (command == Command.COM_STMT_RESET
                 && (lease.current() == null || lease.current().statementId(statement.sql) == null)) {
             packet.release(); // nothing of it is bound on any server session this client holds
             session.reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
             return;
         }
-        session.withConnection(packet, connection -> {
+        session.withConnection(lease, command0, connection -> {
             Integer backendId = connection.statementId(statement.sql);
             if (backendId != null) {
-                send(connection, packet, command, statement, backendId);
+                send(lease, connection, command0, command, statement, backendId);
                 return;
             }
             lease.runInternal(
@@ -96,18 +160,19 @@ final class PreparedStatementCommands {
                     Response.PREPARE,
                     (response, failed) -> {
                         if (failed) {
-                            packet.release();
+                            command0.release();
                             session.fail(ErrPacket.read(response.skipBytes(4)));
                             return;
                         }
                         int prepared = response.getIntLE(response.readerIndex() + 5);
                         remember(connection, statement.sql, prepared);
-                        send(connection, packet, command, statement, prepared);
+                        send(lease, connection, command0, command, statement, prepared);
                     });
         });
     }
 
     private void send(
+            BackendLease lease,
             PooledConnection connection,
             Packet packet,
             Command command,
@@ -117,12 +182,8 @@ final class PreparedStatementCommands {
         switch (command) {
             case COM_STMT_EXECUTE -> {
                 lease.unpin(PinReason.LONG_DATA); // the long data is consumed by this execution
-                session.send(
-                        connection,
-                        ExecuteTypes.bound(packet, statement),
-                        Response.RESULT_SET,
-                        StatementEffects.NONE,
-                        false);
+                statement.longDataHostgroup = -1;
+                session.send(connection, packet, Response.RESULT_SET, StatementEffects.NONE, false);
             }
             case COM_STMT_FETCH -> session.send(connection, packet, Response.ROWS, StatementEffects.NONE, false);
             case COM_STMT_RESET -> session.send(connection, packet, Response.SINGLE, StatementEffects.NONE, false);
@@ -134,8 +195,77 @@ final class PreparedStatementCommands {
         }
     }
 
+    /**
+     * A prepared BEGIN, COMMIT, SET...: runs on the home hostgroup like its text form; the end of a
+     * transaction that reached other hostgroups is sent to each of them; returns -1 then (answered).
+     */
+    private int sessionStatementHostgroup(Packet execute, PreparedStatements.Prepared statement) {
+        BackendLease home = session.home();
+        switch (statement.route.sessionStatement()) {
+            case "BEGIN", "START" -> {
+                if (statement.route.digest().text().startsWith("BEGIN")
+                        || statement.route.digest().text().startsWith("START TRANSACTION")) {
+                    session.transactionStarted(statement.sql);
+                }
+            }
+            case "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE" -> {
+                List<BackendLease> others = session.leases().inTransaction(home);
+                if (!others.isEmpty()) {
+                    execute.release();
+                    if (home.inTransaction()) {
+                        others.add(home);
+                    }
+                    new TransactionBroadcast(session, others, statement.sql).start();
+                    return -1;
+                }
+            }
+            default -> {}
+        }
+        return home.hostgroup().id();
+    }
+
+    /**
+     * The hostgroup one execution runs on, from its bound values; -1 when the execution was
+     * answered here instead (refused, or long data sent to another hostgroup).
+     */
+    private int executionHostgroup(Packet execute, PreparedStatements.Prepared statement) {
+        PreparedRoute.Execution execution;
+        try {
+            execution = statement.route.execution(
+                    session.services().routing(), execute.payload(), session.capabilities(), statement.parameters);
+        } catch (RuntimeException e) {
+            execute.release();
+            session.reply(1, ErrPacket.of(ErrorCode.ER_MALFORMED_PACKET));
+            return -1;
+        }
+        Targets targets = execution.targets();
+        String problem = targets.error();
+        if (problem == null && !targets.anyOne() && targets.targets().size() != 1) {
+            if (statement.longDataHostgroup >= 0) {
+                problem = "long data parameters for a statement on several hostgroups " + targets.hostgroups();
+            } else {
+                execute.release();
+                new ScatterExecution(
+                                session, statement.route.plan(), targets, execution.values(), execution.parameters())
+                        .start();
+                return -1;
+            }
+        }
+        int hostgroup = problem == null ? targets.targets().get(0).hostgroup() : -1;
+        if (problem == null && statement.longDataHostgroup >= 0 && statement.longDataHostgroup != hostgroup) {
+            problem = "long data sent for hostgroup " + statement.longDataHostgroup + " but the execution goes to "
+                    + hostgroup;
+        }
+        if (problem != null) {
+            execute.release();
+            session.reply(1, Errors.notSupported(problem));
+            return -1;
+        }
+        return hostgroup;
+    }
+
     /** Records a backend statement id on {@code connection}, closing one that falls out of its cache. */
-    private static void remember(PooledConnection connection, String sql, int backendId) {
+    static void remember(PooledConnection connection, String sql, int backendId) {
         Integer evicted = connection.rememberStatement(sql, backendId);
         if (evicted != null) {
             connection

@@ -13,12 +13,24 @@ final class PreparedStatements {
     static final class Prepared {
         final String sql;
         final int parameters;
+        /** Where it runs: its plan, re-applied to each execution's values. */
+        final PreparedRoute route;
         /** Parameter types (type, flags per parameter) of the last COM_STMT_EXECUTE that sent them. */
         byte[] types;
+        /** Hostgroup of the last execution (a cursor fetches there), or -1. */
+        int lastHostgroup = -1;
+        /** Hostgroup holding COM_STMT_SEND_LONG_DATA for the next execution, or -1. */
+        int longDataHostgroup = -1;
 
-        Prepared(String sql, int parameters) {
+        Prepared(String sql, int parameters, PreparedRoute route) {
             this.sql = sql;
             this.parameters = parameters;
+            this.route = route;
+        }
+
+        /** The hostgroup a command that is not an execution goes to. */
+        int hostgroup() {
+            return lastHostgroup >= 0 ? lastHostgroup : route.prepareHostgroup();
         }
     }
 
@@ -30,9 +42,9 @@ final class PreparedStatements {
     private int lastId = 0;
 
     /** Registers a statement the backend just prepared; returns the id the client gets. */
-    int add(String sql, int parameters) {
+    int add(String sql, int parameters, PreparedRoute route) {
         int id = nextId++;
-        byId.put(id, new Prepared(sql, parameters));
+        byId.put(id, new Prepared(sql, parameters, route));
         lastId = id;
         return id;
     }

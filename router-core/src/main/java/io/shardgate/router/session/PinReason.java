@@ -19,7 +19,8 @@ public enum PinReason {
     HANDLER("HANDLER statement"),
     XA("XA transaction"),
     LAST_INSERT_ID("LAST_INSERT_ID() after an insert"),
-    MULTIPLEXING_OFF("multiplexing disabled for the hostgroup");
+    MULTIPLEXING_OFF("multiplexing disabled for the hostgroup"),
+    QUERY_RULE("a query rule disabled multiplexing");
 
     private final String description;
 

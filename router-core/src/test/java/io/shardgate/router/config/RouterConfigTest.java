@@ -127,16 +127,29 @@ class RouterConfigTest {
     }
 
     @Test
-    void defaultHostgroupFollowsTheFirstSchemaThatNamesOne() {
+    void defaultHostgroupIsTheLowestId() {
         RouterConfig config = RouterConfig.parse("""
                 users: [{name: a, password: x}]
                 hostgroups:
-                  - {id: 1, writer: h1, user: u}
+                  - {id: 7, writer: h1, user: u}
                   - {id: 2, writer: h2, user: u}
                 schemas:
-                  - {name: s, default_hostgroup: 2}
+                  - {name: s, default_hostgroup: 7}
                 """);
         assertThat(config.defaultHostgroup().id()).isEqualTo(2);
+    }
+
+    @Test
+    void shardingRuleProblemsAreReportedWithTheirPath() {
+        assertThatThrownBy(() -> RouterConfig.parse("""
+                        users: [{name: a, password: x}]
+                        hostgroups:
+                          - {id: 1, writer: h1, user: u}
+                        schemas:
+                          - {name: s, default_hostgroup: 1, tables: [{name: t, strategy: table, hostgroup: 9}]}
+                        """))
+                .hasMessageContaining("schemas.s.tables.t")
+                .hasMessageContaining("9");
     }
 
     @ParameterizedTest

@@ -53,6 +53,18 @@ public record RuleSnapshot(
         return name != null && schemas.containsKey(name);
     }
 
+    /** The default hostgroup of database {@code name}: its own, or the global one when unlisted or null. */
+    public int homeOf(String name) {
+        SchemaRule listed = name == null ? null : schemas.get(name);
+        return listed != null ? listed.defaultHostgroup() : defaultHostgroup();
+    }
+
+    /** A hostgroup holding {@code table} of database {@code schemaName} (any one of a sharded table's). */
+    public int anyHostgroupOf(String schemaName, String table) {
+        SchemaRule listed = schemaName == null ? null : schemas.get(schemaName);
+        return listed != null ? listed.resolve(table).strategy().hostgroups().get(0) : defaultHostgroup();
+    }
+
     /** Where databases not listed under {@code schemas} live: the lowest hostgroup id. */
     public int defaultHostgroup() {
         return hostgroups.first();

@@ -1,0 +1,253 @@
+package io.shardgate.router.frontend;
+
+import io.netty.buffer.ByteBuf;
+import io.shardgate.protocol.codec.ResponseScanner.Response;
+import io.shardgate.protocol.frame.Packet;
+import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.type.Command;
+import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.net.TextResultSet;
+import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.StatementEffects;
+import io.shardgate.router.session.StatementScanner;
+import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.plan.Plan;
+import io.shardgate.sharding.plan.RenderedSql;
+import io.shardgate.sharding.plan.Route;
+import io.shardgate.sharding.plan.ShardSql;
+import io.shardgate.sharding.plan.Target;
+import io.shardgate.sharding.plan.Targets;
+import io.shardgate.sharding.plan.Values;
+import io.shardgate.sharding.rule.QueryRuleMatch;
+import io.shardgate.sharding.rule.RuleSnapshot;
+import io.shardgate.sharding.rule.SchemaRule;
+import io.shardgate.sharding.rule.TableRule;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Routes a client's COM_QUERY: digest, query rules, plan (cached per shape), then one of
+ * <ul>
+ *   <li>one target: the statement is forwarded on that hostgroup's lease and its response relayed
+ *       as raw bytes (the client's own packet when the plan keeps its SQL: most traffic);
+ *   <li>several targets: {@link ScatterExecution} runs it on each and merges the results;
+ *   <li>a session statement (SET, USE, BEGIN, COMMIT...): on the home hostgroup, and COMMIT /
+ *       ROLLBACK / SAVEPOINT on every hostgroup the transaction reached;
+ *   <li>a refusal: ERR with the planner's reason, never a guess.
+ * </ul>
+ * One instance per session, used on its event loop.
+ */
+final class QueryRouter {
+    private static final Pattern EXPLAIN =
+            Pattern.compile("^\\s*EXPLAIN\\s+SHARDGATE\\s+(.+)$", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+
+    private final FrontendSession session;
+
+    QueryRouter(FrontendSession session) {
+        this.session = session;
+    }
+
+    /** Routes {@code sql}, the text of {@code packet} (a COM_QUERY); takes ownership of the packet. */
+    void route(Packet packet, String sql) {
+        Matcher explain = EXPLAIN.matcher(sql);
+        if (explain.matches()) {
+            packet.release();
+            explain(explain.group(1));
+            return;
+        }
+        RuleSnapshot rules = session.services().routing().current();
+        String schema = session.desired().schema();
+        Digest digest = Digest.of(sql);
+        QueryRuleMatch rule = rules.matchQueryRules(session.user().name(), schema, digest.text());
+        if (rule.error() != null) {
+            packet.release();
+            session.reply(1, new ErrPacket(QueryRuleMatch.ERROR_CODE, "42000", rule.error()));
+            return;
+        }
+        StatementEffects effects = StatementScanner.scan(sql);
+        boolean insert = isInsert(sql);
+        if (rule.destinationHostgroup() != null) {
+            single(packet, rule.destinationHostgroup(), null, effects, insert, rule);
+            return;
+        }
+        Plan plan = session.services().routing().plan(digest, schema, rules);
+        Route route = plan.route();
+        if (route instanceof Route.Refuse refuse) {
+            if (passesThrough(digest, rules, schema)) {
+                single(packet, rules.homeOf(schema), null, effects, insert, rule);
+            } else {
+                packet.release();
+                session.reply(1, refusal(refuse));
+            }
+            return;
+        }
+        if (route instanceof Route.Session statement) {
+            sessionStatement(packet, statement.statement(), digest, effects);
+            return;
+        }
+        Values values = Values.of(digest);
+        Targets targets = plan.targets(values, rules);
+        if (targets.error() != null) {
+            packet.release();
+            session.reply(1, Errors.notSupported(targets.error()));
+            return;
+        }
+        List<Target> list = targets.targets();
+        if (targets.anyOne() || list.size() == 1) {
+            Target target = targets.anyOne() ? pickOne(list) : list.get(0);
+            RenderedSql rewritten = plan.sql() instanceof ShardSql.Verbatim ? null : plan.sql(targets, target, values);
+            single(packet, target.hostgroup(), rewritten, effects, insert, rule);
+            return;
+        }
+        packet.release();
+        String refusal = ScatterExecution.refusal(effects);
+        if (refusal != null) {
+            session.reply(1, Errors.notSupported(refusal));
+            return;
+        }
+        new ScatterExecution(session, plan, targets, values).start();
+    }
+
+    /**
+     * Statements the planner refuses for lack of sharding support (CALL, LOAD DATA, EXPLAIN,
+     * multi-statements...) still run unchanged where no sharding can be involved: every database
+     * the session is in or the text names lives whole on one hostgroup (a plain proxy setup).
+     */
+    static boolean passesThrough(Digest digest, RuleSnapshot rules, String schema) {
+        int home = rules.homeOf(schema);
+        if (!wholeOn(rules.schema(schema), home)) {
+            return false;
+        }
+        String text = digest.text().toLowerCase(Locale.ROOT);
+        for (SchemaRule listed : rules.schemas().values()) {
+            if (text.contains(listed.name().toLowerCase(Locale.ROOT)) && !wholeOn(listed, home)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean wholeOn(SchemaRule schema, int hostgroup) {
+        if (schema == null) {
+            return true;
+        }
+        if (schema.defaultHostgroup() != hostgroup) {
+            return false;
+        }
+        for (TableRule table : schema.tables().values()) {
+            if (!table.strategy().hostgroups().equals(List.of(hostgroup))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static ErrPacket refusal(Route.Refuse refuse) {
+        ErrorCode code = refuse.code();
+        return code == ErrorCode.ER_NOT_SUPPORTED_YET
+                ? Errors.notSupported(refuse.reason())
+                : Errors.of(code, refuse.reason());
+    }
+
+    /** A read any of several copies can answer: one the session already holds, else the first. */
+    private Target pickOne(List<Target> targets) {
+        for (Target t : targets) {
+            BackendLease lease = session.leases().find(t.hostgroup());
+            if (lease != null && lease.current() != null) {
+                return t;
+            }
+        }
+        return targets.get(0);
+    }
+
+    /** Runs the statement on one hostgroup; {@code rewritten} null: the client's packet as it is. */
+    private void single(
+            Packet packet,
+            int hostgroup,
+            RenderedSql rewritten,
+            StatementEffects effects,
+            boolean insert,
+            QueryRuleMatch rule) {
+        BackendLease lease = session.leases().get(hostgroup);
+        if (lease == null) {
+            packet.release();
+            session.reply(1, Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "hostgroup " + hostgroup + " is not configured"));
+            return;
+        }
+        if (Boolean.FALSE.equals(rule.multiplex())) {
+            lease.pin(EnumSet.of(PinReason.QUERY_RULE));
+        }
+        Packet send = packet;
+        if (rewritten != null) {
+            ByteBuf payload =
+                    session.client().alloc().buffer(1 + rewritten.sql().length());
+            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(rewritten.sql(), StandardCharsets.UTF_8);
+            send = new Packet(packet.sequenceId(), payload);
+            packet.release();
+        }
+        session.run(lease, send, Response.RESULT_SET, effects, insert);
+    }
+
+    /**
+     * SET, USE, LOCK... run on the home hostgroup (tracked variables reach other hostgroups by
+     * alignment when they are used); a transaction's end (COMMIT, ROLLBACK) and savepoints go to
+     * every hostgroup it reached.
+     */
+    private void sessionStatement(Packet packet, String statement, Digest digest, StatementEffects effects) {
+        BackendLease home = session.home();
+        switch (statement) {
+            case "BEGIN", "START" -> {
+                if (!isStartTransaction(digest.text())) {
+                    session.run(home, packet, Response.RESULT_SET, effects, false);
+                    return;
+                }
+                session.transactionStarted(digest.sql());
+                session.run(home, packet, Response.RESULT_SET, effects, false);
+            }
+            case "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE" -> {
+                List<BackendLease> others = session.leases().inTransaction(home);
+                if (others.isEmpty()) {
+                    session.run(home, packet, Response.RESULT_SET, effects, false);
+                } else {
+                    packet.release();
+                    if (home.inTransaction()) {
+                        others.add(home);
+                    }
+                    new TransactionBroadcast(session, others, digest.sql()).start();
+                }
+            }
+            default -> session.run(home, packet, Response.RESULT_SET, effects, false);
+        }
+    }
+
+    private static boolean isStartTransaction(String text) {
+        return text.startsWith("BEGIN") || text.startsWith("START TRANSACTION");
+    }
+
+    /** {@code EXPLAIN SHARDGATE <statement>}: the plan, its targets and the SQL each receives. */
+    private void explain(String sql) {
+        RuleSnapshot rules = session.services().routing().current();
+        String schema = session.desired().schema();
+        Digest digest = Digest.of(sql);
+        Plan plan = session.services().routing().plan(digest, schema, rules);
+        QueryRuleMatch rule = rules.matchQueryRules(session.user().name(), schema, digest.text());
+        session.replyRows(
+                List.of(
+                        TextResultSet.Column.text("step"),
+                        TextResultSet.Column.integer("hostgroup"),
+                        TextResultSet.Column.text("detail")),
+                new ExplainRows(plan, rule, digest, rules).rows());
+    }
+
+    static boolean isInsert(String sql) {
+        int i = 0;
+        while (i < sql.length() && (Character.isWhitespace(sql.charAt(i)) || sql.charAt(i) == '(')) {
+            i++;
+        }
+        return sql.regionMatches(true, i, "INSERT", 0, 6) || sql.regionMatches(true, i, "REPLACE", 0, 7);
+    }
+}

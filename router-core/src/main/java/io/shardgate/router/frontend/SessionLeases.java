@@ -1,0 +1,121 @@
+package io.shardgate.router.frontend;
+
+import io.netty.channel.EventLoop;
+import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.pool.ConnectionKind;
+import io.shardgate.router.routing.Hostgroup;
+import io.shardgate.router.routing.Hostgroups;
+import io.shardgate.router.session.PinReason;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A client session's leases, one per hostgroup it has used: a statement routed to hostgroup
+ * {@code h} borrows through {@code get(h)}, so a transaction that touched several shards holds
+ * one connection on each. Created on first use; runs on the session's event loop.
+ */
+final class SessionLeases {
+    private final Hostgroups hostgroups;
+    private final EventLoop loop;
+    private final LeaseOwner owner;
+    /** Few hostgroups per session: a list beats a map here. */
+    private final List<BackendLease> leases = new ArrayList<>(2);
+
+    private ConnectionKind kind;
+    /** The lease of the last statement: its status flags are the session's. */
+    private BackendLease last;
+
+    SessionLeases(Hostgroups hostgroups, EventLoop loop, ConnectionKind kind, LeaseOwner owner) {
+        this.hostgroups = hostgroups;
+        this.loop = loop;
+        this.kind = kind;
+        this.owner = owner;
+    }
+
+    /** The lease of hostgroup {@code id}, or null when no such hostgroup exists. */
+    BackendLease get(int id) {
+        BackendLease known = find(id);
+        if (known != null) {
+            return used(known);
+        }
+        Hostgroup hostgroup = hostgroups.get(id);
+        if (hostgroup == null) {
+            return null;
+        }
+        BackendLease lease = new BackendLease(hostgroup, loop, kind, owner);
+        leases.add(lease);
+        return used(lease);
+    }
+
+    /** The lease of hostgroup {@code id} if the session has used it, else null. */
+    BackendLease find(int id) {
+        for (BackendLease lease : leases) {
+            if (lease.hostgroup().id() == id) {
+                return lease;
+            }
+        }
+        return null;
+    }
+
+    private BackendLease used(BackendLease lease) {
+        last = lease;
+        return lease;
+    }
+
+    /** Every lease created so far. */
+    List<BackendLease> all() {
+        return leases;
+    }
+
+    /** Leases whose connection has a transaction open (or autocommit off), other than {@code except}. */
+    List<BackendLease> inTransaction(BackendLease except) {
+        List<BackendLease> out = new ArrayList<>(leases.size());
+        for (BackendLease lease : leases) {
+            if (lease != except && lease.inTransaction()) {
+                out.add(lease);
+            }
+        }
+        return out;
+    }
+
+    /** Status flags for a reply the router makes itself: the last lease's, plus any open transaction. */
+    int statusFlags() {
+        int flags = last != null ? last.statusFlags() : ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+        for (BackendLease lease : leases) {
+            if ((lease.statusFlags() & ServerStatus.SERVER_STATUS_IN_TRANS) != 0 && lease.current() != null) {
+                flags |= ServerStatus.SERVER_STATUS_IN_TRANS;
+            }
+        }
+        return flags;
+    }
+
+    /** Why the session holds connections (for diagnosis). */
+    Set<PinReason> pins() {
+        EnumSet<PinReason> all = EnumSet.noneOf(PinReason.class);
+        leases.forEach(l -> all.addAll(l.pins()));
+        return all;
+    }
+
+    void kind(ConnectionKind kind) {
+        this.kind = kind;
+        leases.forEach(l -> l.kind(kind));
+    }
+
+    void clearStickyPins() {
+        leases.forEach(BackendLease::clearStickyPins);
+    }
+
+    void releaseIfFree() {
+        leases.forEach(BackendLease::releaseIfFree);
+    }
+
+    void discard() {
+        leases.forEach(BackendLease::discard);
+    }
+
+    void close() {
+        leases.forEach(BackendLease::close);
+    }
+}

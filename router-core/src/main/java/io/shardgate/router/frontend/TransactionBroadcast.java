@@ -1,0 +1,58 @@
+package io.shardgate.router.frontend;
+
+import io.netty.buffer.ByteBuf;
+import io.shardgate.protocol.codec.ResponseScanner.Response;
+import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.packet.OkPacket;
+import io.shardgate.protocol.type.Command;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * COMMIT, ROLLBACK, SAVEPOINT or RELEASE of a transaction that reached several hostgroups: the
+ * statement runs on each of their connections in turn, and the client gets OK, or the first
+ * error. There is no two-phase commit: a COMMIT that fails on one hostgroup after succeeding on
+ * another leaves the other committed (documented as local transactions, like ShardingSphere's
+ * LOCAL mode); every connection still gets the statement, so none stays in the transaction.
+ */
+final class TransactionBroadcast {
+    private final FrontendSession session;
+    private final List<BackendLease> leases;
+    private final String sql;
+    private ErrPacket firstError;
+    private int next;
+
+    TransactionBroadcast(FrontendSession session, List<BackendLease> leases, String sql) {
+        this.session = session;
+        this.leases = leases;
+        this.sql = sql;
+    }
+
+    void start() {
+        session.startRouted(() -> {});
+        runNext();
+    }
+
+    private void runNext() {
+        if (next == leases.size()) {
+            int status = session.leases().statusFlags();
+            session.finishRouted(
+                    firstError != null
+                            ? session.frame(1, firstError::write)
+                            : session.frame(
+                                    1, out -> OkPacket.of(0, 0, status, 0).write(out, session.capabilities())));
+            return;
+        }
+        BackendLease lease = leases.get(next++);
+        lease.runInternal(
+                out -> out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, StandardCharsets.UTF_8),
+                Response.SINGLE,
+                (ByteBuf response, Boolean failed) -> {
+                    if (failed && firstError == null) {
+                        firstError = ErrPacket.read(response.skipBytes(4));
+                    }
+                    lease.afterResponse(lease.current().relay().statusFlags(), false);
+                    runNext();
+                });
+    }
+}

@@ -1,0 +1,58 @@
+package io.shardgate.router.merge;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * One group of a GROUP BY or of an aggregate query without one: the first shard row seen for the
+ * group supplies the grouped cells (of strings equal under the collation, MySQL returns one: this
+ * is the first), and one {@link Aggregator} per aggregate column combines the shards' partials.
+ */
+final class GroupRow implements MergedRow {
+    private final ShardRow first;
+    /** By shard column; null where the column is not an aggregate. */
+    private final Aggregator[] aggregators;
+
+    /** {@code first} may be null only for the one group of an aggregate query over no rows. */
+    GroupRow(ShardRow first, Aggregator[] aggregators) {
+        this.first = first;
+        this.aggregators = aggregators;
+    }
+
+    void add(ShardRow row) {
+        for (Aggregator a : aggregators) {
+            if (a != null) {
+                a.add(row);
+            }
+        }
+    }
+
+    @Override
+    public boolean isNull(int column) {
+        Aggregator a = aggregators[column];
+        if (a != null) {
+            return a.computed() ? a.value() == null : a.best() == null;
+        }
+        return first == null || first.isNull(column);
+    }
+
+    @Override
+    public Object value(int column) {
+        Aggregator a = aggregators[column];
+        if (a != null) {
+            return a.value();
+        }
+        return first == null ? null : first.value(column);
+    }
+
+    @Override
+    public boolean computed(int column) {
+        Aggregator a = aggregators[column];
+        return a != null && a.computed();
+    }
+
+    @Override
+    public void copyCell(ByteBuf out, int column) {
+        Aggregator a = aggregators[column];
+        (a != null ? a.best() : first).copyCell(out, column);
+    }
+}

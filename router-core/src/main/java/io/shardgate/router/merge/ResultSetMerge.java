@@ -1,0 +1,236 @@
+package io.shardgate.router.merge;
+
+import io.shardgate.protocol.type.ColumnFlags;
+import io.shardgate.protocol.type.MySqlType;
+import io.shardgate.sharding.plan.MergeSpec;
+import io.shardgate.sharding.plan.MergeSpec.Aggregate;
+import io.shardgate.sharding.plan.MergeSpec.SortKey;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The result sets of several shards merged as MergeSpec says: group (combining aggregates), DISTINCT
+ * on the client's columns, ORDER BY, then LIMIT; hidden columns dropped. Rows stay in the shards'
+ * buffers: a plain ORDER BY is a k-way merge of the shards' sorted rows and a plain concatenation
+ * streams, so both hold one row per shard; grouping holds one row per group and DISTINCT one key per
+ * distinct row.
+ */
+final class ResultSetMerge {
+    /** A shard's column name for an AVG it was sent as SUM (the planner rewrites only the name). */
+    private static final Pattern SUM_NAME = Pattern.compile("(?i)SUM\\s*\\(.*", Pattern.DOTALL);
+
+    private static final int DECIMAL_MAX_SCALE = 38;
+    private static final int DECIMAL_MAX_PRECISION = 65;
+    private static final int FLOATING_POINT_DECIMALS = 31;
+    /** MariaDB widens SUM over DECIMAL by this many digits (DECIMAL_LONGLONG_DIGITS). */
+    private static final int SUM_PRECISION_INCREMENT = 22;
+    /** AVG's extra digits (div_precision_increment's default). */
+    private static final int AVG_PRECISION_INCREMENT = 4;
+
+    private final List<ShardResponse> shards;
+    private final MergeSpec spec;
+    private final boolean binary;
+    private final int clientColumns;
+    /** Every shard column as merged (AVG retyped), and its ordering. */
+    private final ResultColumn[] columns;
+
+    private final String[] names;
+    private final ColumnOrder[] orders;
+    private final Comparator<MergedRow> sort;
+
+    ResultSetMerge(List<ShardResponse> shards, MergeSpec spec, boolean binary) {
+        this.shards = shards;
+        this.spec = spec;
+        this.binary = binary;
+        List<ResultColumn> first = shards.get(0).columns;
+        checkShapes(shards);
+        int n = first.size();
+        this.clientColumns = n - spec.hiddenColumns();
+        if (clientColumns <= 0) {
+            throw new MergeException(
+                    "the shards sent " + n + " columns, not more than the " + spec.hiddenColumns() + " hidden ones");
+        }
+        this.columns = first.toArray(new ResultColumn[0]);
+        this.names = new String[n];
+        for (Aggregate a : spec.aggregates()) {
+            if (a.function() == MergeSpec.Function.AVG) {
+                int at = column(a.column());
+                columns[at] = avgColumn(first.get(at));
+                String name = first.get(at).name();
+                names[at] = SUM_NAME.matcher(name).matches() ? "AVG" + name.substring(3) : null;
+            }
+        }
+        this.orders = new ColumnOrder[n];
+        for (int i = 0; i < n; i++) {
+            orders[i] = ColumnOrder.of(columns[i]);
+        }
+        List<SortKey> keys = spec.orderBy();
+        if (keys.isEmpty() && !spec.groupBy().isEmpty()) {
+            // MariaDB returns GROUP BY results sorted by the group keys when there is no ORDER BY
+            keys = spec.groupBy().stream().map(c -> new SortKey(c, false)).toList();
+        }
+        this.sort = keys.isEmpty() ? null : comparator(keys);
+    }
+
+    /** Writes column count, definitions, rows and the terminator. */
+    void write(ResponseWriter out, long offset, long count, boolean deprecateEof, int statusFlags) {
+        List<ResultColumn> client = Arrays.asList(columns).subList(0, clientColumns);
+        out.columnCount(clientColumns);
+        for (int i = 0; i < clientColumns; i++) {
+            out.columnDefinition(columns[i], names[i]);
+        }
+        if (!deprecateEof) {
+            out.eof(0, statusFlags);
+        }
+        Iterator<? extends MergedRow> rows = rows();
+        for (long skip = Math.max(offset, 0); skip > 0 && rows.hasNext(); skip--) {
+            rows.next();
+        }
+        for (long left = count < 0 ? Long.MAX_VALUE : count; left > 0 && rows.hasNext(); left--) {
+            MergedRow row = rows.next();
+            if (binary) {
+                out.binaryRow(row, client);
+            } else {
+                out.textRow(row, client);
+            }
+        }
+        int warnings = 0;
+        for (ShardResponse s : shards) {
+            warnings = Math.min(0xFFFF, warnings + s.warnings);
+        }
+        out.terminator(deprecateEof, warnings, statusFlags);
+    }
+
+    private Iterator<? extends MergedRow> rows() {
+        boolean grouping = !spec.groupBy().isEmpty() || !spec.aggregates().isEmpty();
+        if (!grouping && !spec.distinct()) {
+            return sort == null ? new ConcatenatedRows(shards, binary) : new SortedShardRows(shards, binary, sort);
+        }
+        List<MergedRow> rows = new ArrayList<>(grouping ? groups() : distinct(new ConcatenatedRows(shards, binary)));
+        if (grouping && spec.distinct()) {
+            rows = distinct(rows.iterator());
+        }
+        if (sort != null) {
+            rows.sort(sort); // stable: equal rows keep the shards' order
+        }
+        return rows.iterator();
+    }
+
+    private List<MergedRow> groups() {
+        int[] keyColumns = spec.groupBy().stream().mapToInt(this::column).toArray();
+        Map<List<Object>, GroupRow> groups = new LinkedHashMap<>();
+        for (Iterator<ShardRow> it = new ConcatenatedRows(shards, binary); it.hasNext(); ) {
+            ShardRow row = it.next();
+            Object[] key = new Object[keyColumns.length];
+            for (int i = 0; i < key.length; i++) {
+                key[i] = orders[keyColumns[i]].key(row.value(keyColumns[i]));
+            }
+            groups.computeIfAbsent(Arrays.asList(key), k -> new GroupRow(row, aggregators()))
+                    .add(row);
+        }
+        if (groups.isEmpty() && keyColumns.length == 0) {
+            // aggregates without GROUP BY return one row even over no rows: COUNT 0, the others NULL
+            return List.of(new GroupRow(null, aggregators()));
+        }
+        return new ArrayList<>(groups.values());
+    }
+
+    private Aggregator[] aggregators() {
+        Aggregator[] byColumn = new Aggregator[columns.length];
+        for (Aggregate a : spec.aggregates()) {
+            int at = column(a.column());
+            int countAt = a.countColumn() == null ? -1 : column(a.countColumn());
+            byColumn[at] = new Aggregator(
+                    a.function(), at, countAt, shards.get(0).columns.get(at), columns[at]);
+        }
+        return byColumn;
+    }
+
+    private List<MergedRow> distinct(Iterator<? extends MergedRow> rows) {
+        Set<List<Object>> seen = new HashSet<>();
+        List<MergedRow> out = new ArrayList<>();
+        while (rows.hasNext()) {
+            MergedRow row = rows.next();
+            Object[] key = new Object[clientColumns];
+            for (int i = 0; i < clientColumns; i++) {
+                key[i] = orders[i].key(row.value(i));
+            }
+            if (seen.add(Arrays.asList(key))) {
+                out.add(row);
+            }
+        }
+        return out;
+    }
+
+    private Comparator<MergedRow> comparator(List<SortKey> keys) {
+        int[] at = keys.stream().mapToInt(k -> column(k.column())).toArray();
+        boolean[] descending = new boolean[at.length];
+        for (int i = 0; i < at.length; i++) {
+            descending[i] = keys.get(i).descending();
+        }
+        return (a, b) -> {
+            for (int i = 0; i < at.length; i++) {
+                int c = orders[at[i]].compare(a.value(at[i]), b.value(at[i]));
+                if (c != 0) {
+                    return descending[i] ? -c : c;
+                }
+            }
+            return 0;
+        };
+    }
+
+    private int column(MergeSpec.Column c) {
+        int at = c.fromEnd() ? clientColumns + c.index() : c.index();
+        if (at < 0 || at >= columns.length) {
+            throw new MergeException("the merge refers to column " + (at + 1) + " of " + columns.length);
+        }
+        return at;
+    }
+
+    /**
+     * AVG's column as MariaDB types it, derived from the shard's SUM column: DECIMAL with 4 more
+     * decimals and 4 more digits than the argument (whose precision is SUM's less 22), or DOUBLE.
+     * The argument's exact length is lost in SUM, so the length of an AVG of FLOAT (16 on the
+     * server) comes out as DOUBLE's 23.
+     */
+    private static ResultColumn avgColumn(ResultColumn sum) {
+        // MariaDB marks AVG BINARY even where the SUM of a GROUP BY lacks it
+        int flags = sum.flags() | ColumnFlags.BINARY_FLAG;
+        if (sum.type() == MySqlType.NEWDECIMAL || sum.type() == MySqlType.DECIMAL) {
+            int decimals = Math.min(sum.decimals() + AVG_PRECISION_INCREMENT, DECIMAL_MAX_SCALE);
+            long sumPrecision = sum.length() - (sum.decimals() > 0 ? 1 : 0) - 1;
+            long argPrecision = Math.max(1, sumPrecision - SUM_PRECISION_INCREMENT);
+            long precision = Math.min(argPrecision + AVG_PRECISION_INCREMENT, DECIMAL_MAX_PRECISION);
+            return sum.retyped(MySqlType.NEWDECIMAL, precision + (decimals > 0 ? 1 : 0) + 1, decimals, flags);
+        }
+        int decimals = sum.decimals() >= FLOATING_POINT_DECIMALS
+                ? FLOATING_POINT_DECIMALS
+                : Math.min(sum.decimals() + AVG_PRECISION_INCREMENT, FLOATING_POINT_DECIMALS);
+        return sum.retyped(MySqlType.DOUBLE, sum.length(), decimals, flags);
+    }
+
+    private static void checkShapes(List<ShardResponse> shards) {
+        List<ResultColumn> first = shards.get(0).columns;
+        for (ShardResponse s : shards) {
+            if (s.columns.size() != first.size()) {
+                throw new MergeException("shard 1 returned " + first.size() + " columns, shard " + (s.shard + 1)
+                        + " returned " + s.columns.size());
+            }
+            for (int i = 0; i < first.size(); i++) {
+                if (s.columns.get(i).type() != first.get(i).type()) {
+                    throw new MergeException(
+                            "column " + (i + 1) + " is " + first.get(i).type() + " on shard 1 but "
+                                    + s.columns.get(i).type() + " on shard " + (s.shard + 1));
+                }
+            }
+        }
+    }
+}
