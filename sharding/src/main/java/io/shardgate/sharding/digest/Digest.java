@@ -122,24 +122,16 @@ public final class Digest {
      * value here ({@code null}): theirs is bound at execution.
      */
     public Object value(Literal literal) {
-        String s = source(literal);
         return switch (literal.kind()) {
-            case INTEGER -> integer(s.replaceAll("\\s", ""));
-            case DECIMAL -> new BigDecimal(s.replaceAll("\\s", ""));
-            case FLOAT -> Double.parseDouble(s.replaceAll("\\s", ""));
-            case STRING -> LiteralValues.string(s);
-            case HEX -> LiteralValues.hex(s);
-            case BIT -> LiteralValues.bits(s);
+            // numbers may hold spaces between a folded unary sign and the digits: "- 42"
+            case INTEGER -> LiteralValues.integer(sql, literal.start(), literal.end());
+            case DECIMAL -> new BigDecimal(LiteralValues.withoutSpaces(sql, literal.start(), literal.end()));
+            case FLOAT -> Double.parseDouble(LiteralValues.withoutSpaces(sql, literal.start(), literal.end()));
+            case STRING -> LiteralValues.string(source(literal));
+            case HEX -> LiteralValues.hex(source(literal));
+            case BIT -> LiteralValues.bits(source(literal));
             case PARAMETER -> null;
         };
-    }
-
-    private static Object integer(String s) {
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return new BigInteger(s);
-        }
     }
 
     @Override

@@ -43,6 +43,47 @@ final class LiteralValues {
         return b.toString();
     }
 
+    /**
+     * The integer literal {@code sql[start, end)}: an optional sign, optional spaces, digits. A
+     * {@link Long} without an intermediate String (every point select decodes one on the hot
+     * path), a {@link BigInteger} past the long range.
+     */
+    static Object integer(String sql, int start, int end) {
+        int i = start;
+        boolean negative = false;
+        if (sql.charAt(i) == '-' || sql.charAt(i) == '+') {
+            negative = sql.charAt(i) == '-';
+            i++;
+            while (Character.isWhitespace(sql.charAt(i))) {
+                i++;
+            }
+        }
+        long value = 0; // accumulated negatively: Long.MIN_VALUE has no positive counterpart
+        for (; i < end; i++) {
+            int digit = sql.charAt(i) - '0';
+            if (value < (Long.MIN_VALUE + digit) / 10) {
+                return new BigInteger(withoutSpaces(sql, start, end));
+            }
+            value = value * 10 - digit;
+        }
+        if (!negative && value == Long.MIN_VALUE) {
+            return new BigInteger(withoutSpaces(sql, start, end));
+        }
+        return negative ? value : -value;
+    }
+
+    /** {@code sql[start, end)} without its whitespace (between a unary sign and a number). */
+    static String withoutSpaces(String sql, int start, int end) {
+        StringBuilder b = new StringBuilder(end - start);
+        for (int i = start; i < end; i++) {
+            char c = sql.charAt(i);
+            if (!Character.isWhitespace(c)) {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
     /** {@code X'0a1B'} or {@code 0x0a1b}: the bytes (an odd digit count gets a leading zero). */
     static byte[] hex(String s) {
         String digits = s.charAt(0) == '0' ? s.substring(2) : s.substring(2, s.length() - 1);

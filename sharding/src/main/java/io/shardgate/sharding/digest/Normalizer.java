@@ -37,7 +37,7 @@ final class Normalizer {
     private final int n;
     private final StringBuilder out;
     private final List<Literal> literals = new ArrayList<>();
-    private final List<Integer> listSlots = new ArrayList<>(1);
+    private List<Integer> listSlots = List.of(); // most statements have no IN list: no list until one
     private int pos;
     private int last = NONE;
     private boolean sawSpace;
@@ -403,6 +403,9 @@ final class Normalizer {
             literals.set(i, new Literal(l.kind(), inSlot, l.start(), l.end(), l.parameter()));
         }
         slots = inSlot + 1;
+        if (listSlots.isEmpty()) {
+            listSlots = new ArrayList<>(2);
+        }
         listSlots.add(inSlot);
     }
 

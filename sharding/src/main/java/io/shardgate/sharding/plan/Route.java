@@ -29,11 +29,19 @@ public sealed interface Route
     /** The hostgroups of this execution; no parsing, no planning. */
     Targets targets(Values values);
 
-    /** Requires nothing: every table of the statement lives on {@code hostgroup}. */
-    record OneHostgroup(int hostgroup, String reason) implements Route {
+    /**
+     * Requires nothing: every table of the statement lives on {@code hostgroup}.
+     *
+     * @param fixed the targets of every execution, built once
+     */
+    record OneHostgroup(int hostgroup, String reason, Targets fixed) implements Route {
+        public OneHostgroup(int hostgroup, String reason) {
+            this(hostgroup, reason, Targets.of(List.of(Target.of(hostgroup))));
+        }
+
         @Override
         public Targets targets(Values values) {
-            return Targets.of(List.of(Target.of(hostgroup)));
+            return fixed;
         }
     }
 
@@ -41,20 +49,33 @@ public sealed interface Route
      * Requires a hash or range table and the slot of an equality (or IN list) on its key: one
      * target per distinct owning hostgroup; a value with no key form scatters (it may still match
      * rows, e.g. '42abc' = 42 in MySQL).
+     *
+     * @param byHostgroup the targets of each of the table's hostgroups, built once
      */
-    record ByKey(TableRule table, int slot) implements Route {
+    record ByKey(TableRule table, int slot, TargetsByHostgroup byHostgroup) implements Route {
+        public ByKey(TableRule table, int slot) {
+            this(table, slot, new TargetsByHostgroup(table.strategy().hostgroups()));
+        }
+
         @Override
         public Targets targets(Values values) {
             KeyedStrategy keyed = table.keyed();
+            if (values.size(slot) == 1) {
+                // a point lookup, most of the traffic: no collection, a shared Targets
+                int hg = keyed.hostgroupOf(values.scalar(slot));
+                return hg < 0 ? byHostgroup.all() : byHostgroup.one(hg);
+            }
             TreeSet<Integer> hostgroups = new TreeSet<>();
             for (Object value : values.slot(slot)) {
                 int hg = keyed.hostgroupOf(value);
                 if (hg < 0) {
-                    return Scatter.all(table);
+                    return byHostgroup.all();
                 }
                 hostgroups.add(hg);
             }
-            return Targets.of(hostgroups.stream().map(Target::of).toList());
+            return hostgroups.size() == 1
+                    ? byHostgroup.one(hostgroups.first())
+                    : Targets.of(hostgroups.stream().map(Target::of).toList());
         }
     }
 
@@ -81,16 +102,19 @@ public sealed interface Route
         }
     }
 
-    /** Requires a sharded table: every hostgroup holding it. */
-    record Scatter(TableRule table) implements Route {
-        @Override
-        public Targets targets(Values values) {
-            return all(table);
+    /**
+     * Requires a sharded table: every hostgroup holding it.
+     *
+     * @param all the targets of every execution, built once
+     */
+    record Scatter(TableRule table, Targets all) implements Route {
+        public Scatter(TableRule table) {
+            this(table, new TargetsByHostgroup(table.strategy().hostgroups()).all());
         }
 
-        static Targets all(TableRule table) {
-            return Targets.of(
-                    table.strategy().hostgroups().stream().map(Target::of).toList());
+        @Override
+        public Targets targets(Values values) {
+            return all;
         }
     }
 

@@ -19,17 +19,34 @@ public final class Values {
     private Values(Digest digest, List<?> parameters) {
         this.digest = digest;
         this.parameters = parameters;
-        this.slotStart = new int[digest.slotCount() + 1];
+        // Every slot has at least one literal, so as many literals as slots means slot i is
+        // literal i: the common case (no IN list) needs no table.
+        this.slotStart = digest.literals().size() == digest.slotCount() ? null : slotStarts(digest);
+    }
+
+    private static int[] slotStarts(Digest digest) {
+        int[] starts = new int[digest.slotCount() + 1];
         List<Literal> literals = digest.literals();
         int slot = 0;
         for (int i = 0; i < literals.size(); i++) {
             while (slot <= literals.get(i).slot()) {
-                slotStart[slot++] = i;
+                starts[slot++] = i;
             }
         }
         while (slot <= digest.slotCount()) {
-            slotStart[slot++] = literals.size();
+            starts[slot++] = literals.size();
         }
+        return starts;
+    }
+
+    /** Index in the digest's literals of the first literal of {@code slot}. */
+    private int start(int slot) {
+        return slotStart == null ? slot : slotStart[slot];
+    }
+
+    /** How many values {@code slot} holds: one, or the length of a collapsed IN list. */
+    public int size(int slot) {
+        return start(slot + 1) - start(slot);
     }
 
     /** Values of a text-protocol statement: its literals. */
@@ -52,8 +69,8 @@ public final class Values {
 
     /** The values of one slot, in source order. */
     public List<Object> slot(int slot) {
-        List<Object> out = new ArrayList<>(slotStart[slot + 1] - slotStart[slot]);
-        for (int i = slotStart[slot]; i < slotStart[slot + 1]; i++) {
+        List<Object> out = new ArrayList<>(size(slot));
+        for (int i = start(slot); i < start(slot + 1); i++) {
             out.add(value(digest.literals().get(i)));
         }
         return out;
@@ -61,7 +78,7 @@ public final class Values {
 
     /** The value of a one-value slot. */
     public Object scalar(int slot) {
-        return value(digest.literals().get(slotStart[slot]));
+        return value(digest.literals().get(start(slot)));
     }
 
     private Object value(Literal literal) {
@@ -73,13 +90,13 @@ public final class Values {
         List<Literal> literals = digest.literals();
         return digest.sql()
                 .substring(
-                        literals.get(slotStart[slot]).start(),
-                        literals.get(slotStart[slot + 1] - 1).end());
+                        literals.get(start(slot)).start(),
+                        literals.get(start(slot + 1) - 1).end());
     }
 
     /** Placeholder numbers inside a slot, in order. */
     void parametersOf(int slot, List<Integer> out) {
-        for (int i = slotStart[slot]; i < slotStart[slot + 1]; i++) {
+        for (int i = start(slot); i < start(slot + 1); i++) {
             Literal l = digest.literals().get(i);
             if (l.kind() == LiteralKind.PARAMETER) {
                 out.add(l.parameter());

@@ -20,11 +20,7 @@ public final class KeyHash {
 
     /** Bucket of an integer key among {@code buckets} virtual buckets. */
     public static int bucket(long key, int buckets) {
-        byte[] bytes = new byte[8];
-        for (int i = 0; i < 8; i++) {
-            bytes[i] = (byte) (key >>> (8 * i));
-        }
-        return (int) (Integer.toUnsignedLong(murmur3(bytes)) % buckets);
+        return (int) (Integer.toUnsignedLong(murmur3(key)) % buckets);
     }
 
     /** Bucket of a string key among {@code buckets} virtual buckets. */
@@ -60,7 +56,23 @@ public final class KeyHash {
             default:
                 break;
         }
-        h ^= data.length;
+        return fmix(h ^ data.length);
+    }
+
+    /**
+     * {@link #murmur3(byte[])} of the key's 8 little-endian bytes, without the array: its two 4-byte
+     * blocks are the low and the high half (every routed point select hashes one key).
+     */
+    static int murmur3(long key) {
+        int h = 0;
+        h ^= mixK((int) key);
+        h = Integer.rotateLeft(h, 13) * 5 + 0xe6546b64;
+        h ^= mixK((int) (key >>> 32));
+        h = Integer.rotateLeft(h, 13) * 5 + 0xe6546b64;
+        return fmix(h ^ 8);
+    }
+
+    private static int fmix(int h) {
         h ^= h >>> 16;
         h *= 0x85ebca6b;
         h ^= h >>> 13;

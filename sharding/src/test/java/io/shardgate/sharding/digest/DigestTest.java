@@ -144,6 +144,24 @@ class DigestTest {
     }
 
     @Test
+    void decodesIntegersAtTheEdgesOfLong() {
+        Digest d = Digest.of("SELECT 9223372036854775807, -9223372036854775808, 9223372036854775808,"
+                + " -9223372036854775809, 007, - 12, +5, 0, -0, 123456789012345678901234567890");
+        assertThat(d.literals().stream().map(d::value).toList())
+                .containsExactly(
+                        Long.MAX_VALUE,
+                        Long.MIN_VALUE,
+                        new BigInteger("9223372036854775808"),
+                        new BigInteger("-9223372036854775809"),
+                        7L,
+                        -12L,
+                        5L,
+                        0L,
+                        0L,
+                        new BigInteger("123456789012345678901234567890"));
+    }
+
+    @Test
     void decodesValues() {
         Digest d = Digest.of("SELECT 42, -7, 99999999999999999999, 1.50, 1e3, 'a''b\\n\\%', _utf8mb4'z',"
                 + " X'0aff', 0x1, b'1000000001', ?, - 3");

@@ -42,4 +42,18 @@ class KeyHashTest {
                         .asInt())
                 % 16));
     }
+
+    @Test
+    void integerKeyHashEqualsTheHashOfItsBytes() {
+        SplittableRandom random = new SplittableRandom(5);
+        long[] edges = {0, 1, -1, 42, Long.MIN_VALUE, Long.MAX_VALUE, 0xFFFF_FFFFL, 1L << 32};
+        for (int i = 0; i < 2000 + edges.length; i++) {
+            long key = i < edges.length ? edges[i] : random.nextLong();
+            byte[] bytes = new byte[8];
+            for (int b = 0; b < 8; b++) {
+                bytes[b] = (byte) (key >>> (8 * b));
+            }
+            assertThat(KeyHash.murmur3(key)).as("key %d", key).isEqualTo(KeyHash.murmur3(bytes));
+        }
+    }
 }
