@@ -89,6 +89,26 @@ public record RouterConfig(
         return config;
     }
 
+    /**
+     * Reads the cluster sections ({@code users}, {@code hostgroups}, {@code schemas}, {@code
+     * query_rules}, {@code cache}) from a tree, as the control plane holds them; the result carries
+     * default {@code server} and {@code zookeeper} sections and is not validated yet.
+     *
+     * @throws ConfigException naming the first key that cannot be read
+     */
+    public static RouterConfig fromTree(JsonNode tree, String source) {
+        try {
+            return YAML.treeToValue(tree, RouterConfig.class);
+        } catch (UnrecognizedPropertyException e) {
+            throw new ConfigException(source + ": unknown key '" + e.getPropertyName() + "' at " + path(e) + " (known: "
+                    + e.getKnownPropertyIds() + ")");
+        } catch (JsonMappingException e) {
+            throw new ConfigException(source + ": " + path(e) + ": " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new ConfigException(source + ": " + e.getMessage());
+        }
+    }
+
     private static String path(JsonMappingException e) {
         StringBuilder sb = new StringBuilder();
         for (JsonMappingException.Reference ref : e.getPath()) {
@@ -104,6 +124,7 @@ public record RouterConfig(
     /** Every problem of the document, in reading order; empty when it is valid. */
     public List<String> validate() {
         List<String> problems = new ArrayList<>(server.validate());
+        problems.addAll(zookeeper.validate());
         if (users.isEmpty()) {
             problems.add("users: at least one user is required");
         }

@@ -82,6 +82,7 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        services.metrics().connectionAccepted();
         int timeoutMillis = services.settings().handshakeTimeoutMillis();
         timeout = ctx.executor()
                 .schedule(
@@ -205,6 +206,7 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
 
     private void refuse(ChannelHandlerContext ctx, ErrPacket error) {
         done = true;
+        services.metrics().error(error.code());
         if (timeout != null) {
             timeout.cancel(false);
         }

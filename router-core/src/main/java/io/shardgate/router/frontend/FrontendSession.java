@@ -168,6 +168,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             reply(1, ErrPacket.of(ErrorCode.ER_UNKNOWN_COM_ERROR));
             return;
         }
+        services.metrics().command(command);
         switch (command) {
             case COM_QUERY -> {
                 String sql = payload.toString(
@@ -512,6 +513,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     void reply(int sequenceId, ErrPacket error) {
+        services.metrics().error(error.code());
         ctx.writeAndFlush(frame(sequenceId, error::write), ctx.voidPromise());
     }
 
