@@ -14,6 +14,7 @@ import io.shardgate.protocol.frame.PacketFrameDecoder;
 import io.shardgate.protocol.packet.HandshakeV10;
 import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.Collations;
+import io.shardgate.router.admin.AdminEndpoint;
 import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendLogin;
@@ -69,6 +70,7 @@ public final class Shardgate implements AutoCloseable {
     private final LiveConfiguration live;
     private final RouterMetrics metrics;
     private final int httpPort;
+    private final AdminEndpoint admin; // null when the admin section has no users
 
     private Shardgate(
             EventLoopGroup acceptor,
@@ -80,7 +82,8 @@ public final class Shardgate implements AutoCloseable {
             ControlPlane control,
             LiveConfiguration live,
             RouterMetrics metrics,
-            int httpPort) {
+            int httpPort,
+            AdminEndpoint admin) {
         this.acceptor = acceptor;
         this.workers = workers;
         this.listener = listener;
@@ -91,6 +94,7 @@ public final class Shardgate implements AutoCloseable {
         this.live = live;
         this.metrics = metrics;
         this.httpPort = httpPort;
+        this.admin = admin;
     }
 
     /** Counters of the default hostgroup's writer pool (connections open, idle, waiting...). */
@@ -126,6 +130,11 @@ public final class Shardgate implements AutoCloseable {
     /** The meters {@code /metrics} renders. */
     public RouterMetrics metrics() {
         return metrics;
+    }
+
+    /** The port of the SQL admin endpoint; -1 when it is off (no {@code admin.users}). */
+    public int adminPort() {
+        return admin == null ? -1 : admin.port();
     }
 
     /** The port of the HTTP endpoint (useful when the config asked for port 0). */
@@ -222,12 +231,44 @@ public final class Shardgate implements AutoCloseable {
                 listener.close().syncUninterruptibly();
                 throw e;
             }
-            control.register(
-                    routerId(settings.bind(), mysqlPort),
-                    settings.bind(),
-                    Map.of("mysql", mysqlPort, "http", httpPort));
+            AdminEndpoint admin = null;
+            if (config.admin().sqlEndpointEnabled()) {
+                try {
+                    admin = AdminEndpoint.start(
+                            new InetSocketAddress(settings.bind(), settings.adminPort()),
+                            acceptor,
+                            workers,
+                            transport.serverChannel(),
+                            adminServices(services, config),
+                            control.store(),
+                            control.publisher(),
+                            live,
+                            hostgroups,
+                            limit::open);
+                } catch (RuntimeException e) {
+                    listener.close().syncUninterruptibly();
+                    throw e;
+                }
+            } else {
+                log.info("SQL admin endpoint off: the admin section names no users");
+            }
+            Map<String, Integer> ports = new java.util.TreeMap<>(Map.of("mysql", mysqlPort, "http", httpPort));
+            if (admin != null) {
+                ports.put("admin", admin.port());
+            }
+            control.register(routerId(settings.bind(), mysqlPort), settings.bind(), ports);
             return new Shardgate(
-                    acceptor, workers, listener, announced, hostgroups, routing, control, live, metrics, httpPort);
+                    acceptor,
+                    workers,
+                    listener,
+                    announced,
+                    hostgroups,
+                    routing,
+                    control,
+                    live,
+                    metrics,
+                    httpPort,
+                    admin);
         } catch (RuntimeException e) {
             if (hostgroups != null) {
                 hostgroups.close();
@@ -252,6 +293,22 @@ public final class Shardgate implements AutoCloseable {
                     reading.problems());
         }
         return reading.config();
+    }
+
+    /** The MySQL port's services, but logins check the admin accounts. */
+    private static FrontendServices adminServices(FrontendServices services, RouterConfig config) {
+        return new FrontendServices(
+                services.settings(),
+                new UserDirectory(config.admin().users()),
+                services.tls(),
+                services.rsaKeys(),
+                services.rsaPublicKeyPem(),
+                services.serverVersion(),
+                0,
+                services.hostgroups(),
+                services.routing(),
+                services.connectionIds(),
+                new RouterMetrics()); // admin logins and errors stay out of the data plane's meters
     }
 
     /** Unique among live routers: the host name (or bind address) and the MySQL port. */
@@ -339,6 +396,9 @@ public final class Shardgate implements AutoCloseable {
     @Override
     public void close() {
         listener.close().syncUninterruptibly();
+        if (admin != null) {
+            admin.close();
+        }
         control.close();
         hostgroups.close();
         Future<?> a = acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS);

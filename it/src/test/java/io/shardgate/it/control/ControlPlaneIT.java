@@ -59,6 +59,8 @@ class ControlPlaneIT {
     private static final String SCHEMA = "shop";
     private static final String USER = "app";
     private static final String PASSWORD = "app-secret";
+    private static final String ADMIN = "admin";
+    private static final String ADMIN_PASSWORD = "admin-secret";
     private static final String BACKEND_USER = "shardgate";
     private static final String BACKEND_PASSWORD = "sg-secret";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -104,11 +106,12 @@ class ControlPlaneIT {
     private static String yaml(String name) throws Exception {
         return String.join(
                 "\n",
-                "server: {bind: 127.0.0.1, port: 0, http_port: 0, data_dir: \""
+                "server: {bind: 127.0.0.1, port: 0, http_port: 0, admin_port: 0, data_dir: \""
                         + Files.createDirectories(dir.resolve(name)) + "\"}",
                 "zookeeper: {connect: \"127.0.0.1:" + zooKeeperPort + "\", root: " + ROOT
                         + ", session_timeout_millis: 60000}",
                 "users: [{name: " + USER + ", password: " + PASSWORD + "}]",
+                "admin: {users: [{name: " + ADMIN + ", password: " + ADMIN_PASSWORD + "}]}",
                 "hostgroups:",
                 "  - {id: 10, writer: \"" + shard10.address() + "\", user: " + BACKEND_USER + ", password: "
                         + BACKEND_PASSWORD + "}",
@@ -345,6 +348,130 @@ class ControlPlaneIT {
                         SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1045));
         assertThat(routerB.configuration().restartNeeded()).containsExactly(30);
         assertThat(get(routerB, "/metrics").body()).contains("shardgate_config_restart_needed 1.0");
+    }
+
+    @Test
+    void sqlAdminOfRouterAEditsADraftAndLoadsItToRuntimeOnRouterB() throws Exception {
+        try (ClientLoad onB = new ClientLoad("sql", routerB.mysqlPort(), 2, SCHEMA, USER, PASSWORD);
+                Connection admin = Driver.MARIADB.connect(routerA.adminPort(), null, ADMIN, ADMIN_PASSWORD);
+                Statement s = admin.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT id, writer FROM runtime_hostgroups")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong("id")).isEqualTo(10);
+                assertThat(rs.getString("writer")).isEqualTo(shard10.address());
+            }
+            assertThat(s.executeUpdate("UPDATE schemas SET tables = '[{name: place, strategy: table, hostgroup: 20}]'"
+                            + " WHERE name = 'shop'"))
+                    .isEqualTo(1);
+            assertThat(s.executeUpdate("INSERT INTO users (name, password) VALUES ('sqluser', 'sql-pw')"))
+                    .isEqualTo(1);
+            try (ResultSet rs = s.executeQuery("SELECT password_hash FROM users WHERE name = 'sqluser'")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).startsWith("*").doesNotContain("sql-pw");
+            }
+            // the draft is not live yet
+            assertThat(onB.lastSeen()).doesNotContain("shard20");
+            s.execute("LOAD MYSQL QUERY RULES TO RUNTIME");
+            long version = routerA.ruleStore().status().currentVersion();
+            awaitBoth(version);
+            eventually(
+                    "clients on B read shard20", () -> onB.lastSeen().stream().allMatch("shard20"::equals));
+            try (Connection c = Driver.MYSQL.connect(routerB.mysqlPort(), SCHEMA, "sqluser", "sql-pw");
+                    ResultSet rs = c.createStatement().executeQuery("SELECT name FROM place")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("shard20");
+            }
+            try (ResultSet rs = s.executeQuery("SELECT version, draft_changed FROM runtime_config")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).isGreaterThanOrEqualTo(version);
+                assertThat(rs.getLong(2)).isZero();
+            }
+
+            // an invalid draft is refused with the reason; the running version stays
+            s.executeUpdate("UPDATE schemas SET default_hostgroup = 99 WHERE name = 'shop'");
+            assertThatThrownBy(() -> s.execute("LOAD SCHEMAS TO RUNTIME"))
+                    .isInstanceOfSatisfying(SQLException.class, e -> {
+                        assertThat(e.getErrorCode()).isEqualTo(1105);
+                        assertThat(e.getMessage())
+                                .contains("configuration refused")
+                                .contains("99");
+                    });
+            assertThat(routerB.configuration().version())
+                    .isEqualTo(routerA.configuration().version());
+            s.execute("LOAD SCHEMAS FROM RUNTIME");
+            try (ResultSet rs = s.executeQuery("SELECT default_hostgroup FROM schemas")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).isEqualTo(10);
+            }
+            onB.close();
+            assertThat(onB.failures()).isEmpty();
+        }
+    }
+
+    @Test
+    void sqlAdminAnswersMySqlErrorsAndServesBothDriversAndTheCli() throws Exception {
+        for (Driver driver : Driver.values()) {
+            try (Connection admin = driver.connect(routerB.adminPort(), null, ADMIN, ADMIN_PASSWORD);
+                    Statement s = admin.createStatement()) {
+                try (ResultSet rs = s.executeQuery("SHOW TABLES")) {
+                    List<String> tables = new java.util.ArrayList<>();
+                    while (rs.next()) {
+                        tables.add(rs.getString(1));
+                    }
+                    assertThat(tables).contains("hostgroups", "runtime_users", "stats_pools", "stats_routers");
+                }
+                try (ResultSet rs = s.executeQuery("SELECT pool, open FROM stats_pools")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).contains(shard10.address());
+                }
+                try (ResultSet rs = s.executeQuery("SELECT id, config_version FROM stats_routers")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.next()).isFalse();
+                }
+                assertSqlError(s, "SELECT nope FROM users", 1054);
+                assertSqlError(s, "SELECT * FROM nothing", 1146);
+                assertSqlError(s, "DELETE FROM runtime_users", 1288);
+                assertSqlError(s, "DROP TABLE users", 1064);
+                assertSqlError(s, "SELECT * FROM users WHERE", 1064);
+                assertSqlError(s, "INSERT INTO users (name) VALUES ('a', 'b')", 1136);
+            }
+        }
+        assertThatThrownBy(() -> Driver.MARIADB
+                        .connect(routerB.adminPort(), null, ADMIN, "wrong")
+                        .close())
+                .isInstanceOfSatisfying(
+                        SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1045));
+        assertThatThrownBy(() -> Driver.MARIADB
+                        .connect(routerB.adminPort(), null, USER, PASSWORD)
+                        .close())
+                .isInstanceOfSatisfying(
+                        SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1045));
+
+        java.util.Optional<Path> cli = io.shardgate.it.tools.ToolRun.find("mariadb");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                cli.isPresent(), "the mariadb CLI is not installed (CI installs mariadb-client)");
+        io.shardgate.it.tools.ToolRun run = io.shardgate.it.tools.ToolRun.run(
+                Duration.ofMinutes(2),
+                List.of(
+                        cli.get().toString(),
+                        "--no-defaults",
+                        "--protocol=TCP",
+                        "--host=127.0.0.1",
+                        "--port=" + routerB.adminPort(),
+                        "--user=" + ADMIN,
+                        "--password=" + ADMIN_PASSWORD,
+                        "--batch",
+                        "--execute=SELECT name FROM runtime_users WHERE name = 'app'; SELECT * FROM nothing"));
+        assertThat(run.stdout()).as("%s", run).isEqualTo("name\napp\n");
+        assertThat(run.stderr()).contains("ERROR 1146 (42S02)");
+    }
+
+    private static void assertSqlError(Statement s, String sql, int code) {
+        assertThatThrownBy(() -> s.execute(sql))
+                .as(sql)
+                .isInstanceOfSatisfying(
+                        SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(code));
     }
 
     // ---- helpers ------------------------------------------------------------------------------

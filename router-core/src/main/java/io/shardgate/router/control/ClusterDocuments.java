@@ -27,7 +27,8 @@ import java.util.TreeMap;
  * router needs them to log in), so protect the ZooKeeper root accordingly.
  *
  * <p>The other direction accepts JSON or YAML text per document, so an operator can PUT either.
- * {@code server} and {@code zookeeper} stay local to each router and are never stored.
+ * {@code server}, {@code zookeeper} and {@code admin} stay local to each router and are never
+ * stored.
  */
 public final class ClusterDocuments {
     /** Sections a cluster version may hold. */
@@ -122,7 +123,8 @@ public final class ClusterDocuments {
                 cluster.hostgroups(),
                 cluster.schemas(),
                 cluster.queryRules(),
-                cluster.cache());
+                cluster.cache(),
+                local.admin());
         problems.addAll(merged.validate());
         return new Reading(problems.isEmpty() ? merged : null, problems);
     }

@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shardgate.admin.http.AdminHttpServer;
 import io.shardgate.admin.store.ConfigVersion;
 import io.shardgate.admin.store.LiveRouter;
+import io.shardgate.admin.store.RuleStore;
 import io.shardgate.admin.store.RuleStoreException;
 import io.shardgate.admin.store.ZkRuleStore;
 import io.shardgate.admin.zookeeper.EmbeddedZooKeeper;
@@ -141,6 +142,11 @@ public final class ControlPlane implements AutoCloseable {
 
     public ZkRuleStore store() {
         return store;
+    }
+
+    /** The store as admin interfaces publish to it: plaintext passwords are hashed first. */
+    public RuleStore publisher() {
+        return new HashingRuleStore(store);
     }
 
     /** Applies every version accepted from now on (and any accepted since start) to {@code live}. */
