@@ -244,7 +244,8 @@ public final class Shardgate implements AutoCloseable {
                             control.publisher(),
                             live,
                             hostgroups,
-                            limit::open);
+                            limit::open,
+                            metrics.digests());
                 } catch (RuntimeException e) {
                     listener.close().syncUninterruptibly();
                     throw e;

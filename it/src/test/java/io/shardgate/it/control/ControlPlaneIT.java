@@ -406,6 +406,20 @@ class ControlPlaneIT {
             onB.close();
             assertThat(onB.failures()).isEmpty();
         }
+        // router B's statistics per statement shape: the text-protocol client's reads of place
+        try (Connection admin = Driver.MYSQL.connect(routerB.adminPort(), null, ADMIN, ADMIN_PASSWORD);
+                ResultSet rs = admin.createStatement()
+                        .executeQuery("SELECT digest_text, hostgroup, count, errors FROM stats_query_digest")) {
+            long placeReads = 0;
+            while (rs.next()) {
+                if (rs.getString(1).contains("place") && rs.getString(1).startsWith("SELECT")) {
+                    assertThat(rs.getLong(2)).isIn(10L, 20L);
+                    assertThat(rs.getLong(4)).isZero();
+                    placeReads += rs.getLong(3);
+                }
+            }
+            assertThat(placeReads).isPositive();
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.shardgate.admin.store.LiveRouter;
 import io.shardgate.admin.store.RuleStore;
 import io.shardgate.admin.store.RuleStoreException;
 import io.shardgate.router.control.LiveConfiguration;
+import io.shardgate.router.metrics.QueryDigestStats;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.PoolStats;
 import io.shardgate.router.routing.Hostgroups;
@@ -24,6 +25,8 @@ import java.util.function.IntSupplier;
  * runtime_hostgroups, runtime_users, ...      the version in force (read-only)
  * runtime_config                              version, ZooKeeper, draft state, last refusal, restarts due
  * stats_pools                                 backend pool counters per server
+ * stats_query_digest                          per statement shape and hostgroup: count, errors, times
+ *                                             (DELETE FROM it resets the statistics)
  * stats_routers                               the cluster's live routers
  * stats_connections                           client connections open on this router
  * </pre>
@@ -34,11 +37,14 @@ import java.util.function.IntSupplier;
  * loops.
  */
 final class AdminCatalog {
+    private static final String STATS_DIGEST = "stats_query_digest";
+
     private final RuleStore store;
     private final RuleStore publisher;
     private final LiveConfiguration live;
     private final Hostgroups hostgroups;
     private final IntSupplier clientConnections;
+    private final QueryDigestStats digests;
     private final AdminDraft draft = new AdminDraft();
     private final AdminVariables variables;
 
@@ -52,12 +58,14 @@ final class AdminCatalog {
             LiveConfiguration live,
             Hostgroups hostgroups,
             IntSupplier clientConnections,
+            QueryDigestStats digests,
             AdminVariables variables) {
         this.store = store;
         this.publisher = publisher;
         this.live = live;
         this.hostgroups = hostgroups;
         this.clientConnections = clientConnections;
+        this.digests = digests;
         this.variables = variables;
     }
 
@@ -74,6 +82,11 @@ final class AdminCatalog {
         if (statement instanceof AdminStatement.Update update) {
             AdminTable table = editable(update.table(), "UPDATE");
             return new AdminResult.Done(draft.update(table, update.set(), update.where()), "");
+        }
+        if (statement instanceof AdminStatement.Delete delete && delete.table().equals(STATS_DIGEST)) {
+            long rows = digests.size();
+            digests.clear(); // ProxySQL's reset of the digest statistics
+            return new AdminResult.Done(rows, "");
         }
         if (statement instanceof AdminStatement.Delete delete) {
             return new AdminResult.Done(draft.delete(editable(delete.table(), "DELETE"), delete.where()), "");
@@ -189,6 +202,7 @@ final class AdminCatalog {
             case "runtime_config" -> runtimeConfig();
             case "stats_pools" -> stats();
             case "stats_routers" -> routers();
+            case STATS_DIGEST -> digestRows();
             case "stats_connections" ->
                 new AdminResult.Rows(List.of(TextResultSet.Column.integer("client_connections")), List.of(List.of((long)
                         clientConnections.getAsInt())));
@@ -264,6 +278,32 @@ final class AdminCatalog {
         return new AdminResult.Rows(typed(names, rows), rows);
     }
 
+    private AdminResult.Rows digestRows() {
+        List<String> names = List.of(
+                "schema", "digest_text", "hostgroup", "count", "errors", "sum_time_us", "min_time_us", "max_time_us");
+        List<List<Object>> rows = new ArrayList<>();
+        for (QueryDigestStats.Row r : digests.rows()) {
+            List<Object> row = new ArrayList<>(names.size());
+            row.add(r.schema());
+            row.add(r.digest());
+            row.add((long) r.hostgroup());
+            row.add(r.count());
+            row.add(r.errors());
+            row.add(r.sumMicros());
+            row.add(r.minMicros());
+            row.add(r.maxMicros());
+            rows.add(row);
+        }
+        List<TextResultSet.Column> columns = new ArrayList<>();
+        for (String n : names) {
+            columns.add(
+                    n.equals("schema") || n.equals("digest_text")
+                            ? TextResultSet.Column.text(n)
+                            : TextResultSet.Column.integer(n));
+        }
+        return new AdminResult.Rows(columns, rows);
+    }
+
     private AdminResult.Rows routers() {
         List<LiveRouter> routers;
         try {
@@ -287,7 +327,7 @@ final class AdminCatalog {
         for (AdminTable t : AdminTable.values()) {
             names.add("runtime_" + t.tableName());
         }
-        names.addAll(List.of("runtime_config", "stats_connections", "stats_pools", "stats_routers"));
+        names.addAll(List.of("runtime_config", "stats_connections", "stats_pools", STATS_DIGEST, "stats_routers"));
         return names;
     }
 

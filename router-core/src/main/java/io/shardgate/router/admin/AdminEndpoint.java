@@ -12,6 +12,7 @@ import io.shardgate.protocol.frame.PacketFrameDecoder;
 import io.shardgate.router.control.LiveConfiguration;
 import io.shardgate.router.frontend.FrontendHandshakeHandler;
 import io.shardgate.router.frontend.FrontendServices;
+import io.shardgate.router.metrics.QueryDigestStats;
 import io.shardgate.router.routing.Hostgroups;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
@@ -54,14 +55,21 @@ public final class AdminEndpoint implements AutoCloseable {
             RuleStore publisher,
             LiveConfiguration live,
             Hostgroups hostgroups,
-            IntSupplier clientConnections) {
+            IntSupplier clientConnections,
+            QueryDigestStats digests) {
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "shardgate-admin-sql");
             t.setDaemon(true);
             return t;
         });
         AdminCatalog catalog = new AdminCatalog(
-                store, publisher, live, hostgroups, clientConnections, new AdminVariables(services.serverVersion()));
+                store,
+                publisher,
+                live,
+                hostgroups,
+                clientConnections,
+                digests,
+                new AdminVariables(services.serverVersion()));
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, workers)
                 .channel(channelType)

@@ -27,6 +27,10 @@ public final class RouterMetrics {
     private final Map<Integer, Counter> errors = new ConcurrentHashMap<>();
     private final Set<String> poolsMetered = new HashSet<>(); // guarded by this
     private final Counter accepted;
+    private final QueryDigestStats digests = new QueryDigestStats(MAX_DIGESTS);
+
+    /** Statement shapes whose statistics are kept; the least used beyond this are evicted. */
+    static final long MAX_DIGESTS = 10_000;
 
     public RouterMetrics() {
         this(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
@@ -57,6 +61,11 @@ public final class RouterMetrics {
         Gauge.builder("shardgate.client.connections", open, s -> s.getAsInt())
                 .description("Client connections open")
                 .register(registry);
+    }
+
+    /** Per-digest statement statistics. */
+    public QueryDigestStats digests() {
+        return digests;
     }
 
     /** A client connection was accepted. */
