@@ -1,5 +1,6 @@
 package io.shardgate.router;
 
+import io.shardgate.router.cli.AdminCommand;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.RouterConfig;
 import java.nio.file.Path;
@@ -8,13 +9,16 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** The {@code shardgate} command line: {@code run --config FILE}, {@code --help}, {@code --version}. */
+/**
+ * The {@code shardgate} command line: {@code run --config FILE}, {@code admin ...}, {@code --help},
+ * {@code --version}.
+ */
 @Command(
         name = "shardgate",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "MySQL sharding router and query proxy.",
-        subcommands = {Main.Run.class, CommandLine.HelpCommand.class},
+        subcommands = {Main.Run.class, AdminCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "`bin/shardgate demo` starts a complete local cluster (embedded MariaDB shards) around it."})
 public final class Main implements Runnable {
 
@@ -22,7 +26,13 @@ public final class Main implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Main()).execute(args));
+        CommandLine cli = new CommandLine(new Main())
+                // an unreachable endpoint or ZooKeeper is a message for the operator, not a stack trace
+                .setExecutionExceptionHandler((e, line, parsed) -> {
+                    line.getErr().println("shardgate: " + e.getMessage());
+                    return 1;
+                });
+        System.exit(cli.execute(args));
     }
 
     @Override

@@ -8,10 +8,13 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.Future;
+import io.shardgate.admin.store.ConfigVersion;
+import io.shardgate.admin.store.ZkRuleStore;
 import io.shardgate.protocol.frame.PacketFrameDecoder;
 import io.shardgate.protocol.packet.HandshakeV10;
 import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.Collations;
+import io.shardgate.router.admin.AdminEndpoint;
 import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendLogin;
@@ -20,10 +23,14 @@ import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.RouterConfig;
 import io.shardgate.router.config.ServerSettings;
 import io.shardgate.router.config.TlsConfig;
+import io.shardgate.router.control.ClusterDocuments;
+import io.shardgate.router.control.ControlPlane;
+import io.shardgate.router.control.LiveConfiguration;
 import io.shardgate.router.frontend.ConnectionLimitHandler;
 import io.shardgate.router.frontend.FrontendHandshakeHandler;
 import io.shardgate.router.frontend.FrontendServices;
 import io.shardgate.router.frontend.UserDirectory;
+import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.net.Transport;
 import io.shardgate.router.pool.PoolStats;
 import io.shardgate.router.routing.Hostgroups;
@@ -38,6 +45,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -58,6 +66,11 @@ public final class Shardgate implements AutoCloseable {
     private final String serverVersion;
     private final Hostgroups hostgroups;
     private final RoutingRules routing;
+    private final ControlPlane control;
+    private final LiveConfiguration live;
+    private final RouterMetrics metrics;
+    private final int httpPort;
+    private final AdminEndpoint admin; // null when the admin section has no users
 
     private Shardgate(
             EventLoopGroup acceptor,
@@ -65,13 +78,23 @@ public final class Shardgate implements AutoCloseable {
             Channel listener,
             String serverVersion,
             Hostgroups hostgroups,
-            RoutingRules routing) {
+            RoutingRules routing,
+            ControlPlane control,
+            LiveConfiguration live,
+            RouterMetrics metrics,
+            int httpPort,
+            AdminEndpoint admin) {
         this.acceptor = acceptor;
         this.workers = workers;
         this.listener = listener;
         this.serverVersion = serverVersion;
         this.hostgroups = hostgroups;
         this.routing = routing;
+        this.control = control;
+        this.live = live;
+        this.metrics = metrics;
+        this.httpPort = httpPort;
+        this.admin = admin;
     }
 
     /** Counters of the default hostgroup's writer pool (connections open, idle, waiting...). */
@@ -89,6 +112,36 @@ public final class Shardgate implements AutoCloseable {
         return routing;
     }
 
+    /** The configuration version in force and what it holds. */
+    public LiveConfiguration configuration() {
+        return live;
+    }
+
+    /** The cluster's configuration store in ZooKeeper, as this router sees it. */
+    public ZkRuleStore ruleStore() {
+        return control.store();
+    }
+
+    /** The ZooKeeper this router keeps its configuration in (the embedded one's address, if so). */
+    public String zooKeeperConnectString() {
+        return control.connectString();
+    }
+
+    /** The meters {@code /metrics} renders. */
+    public RouterMetrics metrics() {
+        return metrics;
+    }
+
+    /** The port of the SQL admin endpoint; -1 when it is off (no {@code admin.users}). */
+    public int adminPort() {
+        return admin == null ? -1 : admin.port();
+    }
+
+    /** The port of the HTTP endpoint (useful when the config asked for port 0). */
+    public int httpPort() {
+        return httpPort;
+    }
+
     /** Starts a router for {@code config}; returns once the MySQL port is listening. */
     public static Shardgate start(RouterConfig config) {
         ServerSettings settings = config.server();
@@ -100,32 +153,49 @@ public final class Shardgate implements AutoCloseable {
         }
         SslContext tls = frontendTls(settings.tls(), dataDir);
         ServerRsaKeys rsa = ServerRsaKeys.loadOrGenerate(dataDir);
+        RouterMetrics metrics = new RouterMetrics();
+        ControlPlane control = ControlPlane.start(config, dataDir, metrics.registry());
+        ConfigVersion first = control.firstVersion().orElse(null);
+        RouterConfig effective = first == null ? null : clusterConfig(config, first);
+        if (effective == null) {
+            first = null;
+            effective = config;
+        }
         Transport transport = Transport.best();
         EventLoopGroup acceptor = transport.newGroup(1, "sg-accept");
         EventLoopGroup workers = transport.newGroup(settings.ioThreads(), "sg-io");
+        Hostgroups hostgroups = null;
         try {
             BackendConnector connector =
                     new BackendConnector(transport.clientChannel(), settings.connectTimeoutMillis());
-            HostgroupConfig hostgroup = config.defaultHostgroup();
+            HostgroupConfig hostgroup = effective.defaultHostgroup();
             HandshakeV10 backend = probeBackend(connector, workers, hostgroup);
-            String version = settings.serverVersion() != null
+            String announced = settings.serverVersion() != null
                     ? settings.serverVersion()
                     : (backend != null ? backend.serverVersion() : FALLBACK_VERSION) + "-Shardgate";
             int mariaDbCapabilities = relayableMariaDbCapabilities(backend);
-            RoutingRules routing = new RoutingRules(rules(config));
-            Hostgroups hostgroups = new Hostgroups(config.hostgroups(), connector);
+            long version = first == null ? 0 : first.number();
+            RoutingRules routing = new RoutingRules(rules(effective, version));
+            hostgroups = new Hostgroups(effective.hostgroups(), connector);
+            metrics.pools(hostgroups);
+            UserDirectory users = new UserDirectory(effective.users());
+            LiveConfiguration live =
+                    new LiveConfiguration(config, version, effective, routing, users, hostgroups, metrics);
+            control.follow(live);
             FrontendServices services = new FrontendServices(
                     settings,
-                    new UserDirectory(config.users()),
+                    users,
                     tls,
                     rsa.keyPair(),
                     rsa.publicKeyPem(),
-                    version,
+                    announced,
                     mariaDbCapabilities,
                     hostgroups,
                     routing,
-                    new AtomicInteger());
+                    new AtomicInteger(),
+                    metrics);
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
+            metrics.clientConnections(limit::open);
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptor, workers)
                     .channel(transport.serverChannel())
@@ -150,19 +220,114 @@ public final class Shardgate implements AutoCloseable {
                     "Shardgate listening on {} for MySQL clients ({} transport, announcing version {}, backend {})",
                     listener.localAddress(),
                     transport.name(),
-                    version,
+                    announced,
                     hostgroup.writer());
-            return new Shardgate(acceptor, workers, listener, version, hostgroups, routing);
+            int mysqlPort = ((InetSocketAddress) listener.localAddress()).getPort();
+            int httpPort;
+            try {
+                httpPort = control.startHttp(
+                        new InetSocketAddress(settings.bind(), settings.httpPort()), metrics.registry());
+            } catch (RuntimeException e) {
+                listener.close().syncUninterruptibly();
+                throw e;
+            }
+            AdminEndpoint admin = null;
+            if (config.admin().sqlEndpointEnabled()) {
+                try {
+                    admin = AdminEndpoint.start(
+                            new InetSocketAddress(settings.bind(), settings.adminPort()),
+                            acceptor,
+                            workers,
+                            transport.serverChannel(),
+                            adminServices(services, config),
+                            control.store(),
+                            control.publisher(),
+                            live,
+                            hostgroups,
+                            limit::open,
+                            metrics.digests());
+                } catch (RuntimeException e) {
+                    listener.close().syncUninterruptibly();
+                    throw e;
+                }
+            } else {
+                log.info("SQL admin endpoint off: the admin section names no users");
+            }
+            Map<String, Integer> ports = new java.util.TreeMap<>(Map.of("mysql", mysqlPort, "http", httpPort));
+            if (admin != null) {
+                ports.put("admin", admin.port());
+            }
+            control.register(routerId(settings.bind(), mysqlPort), settings.bind(), ports);
+            return new Shardgate(
+                    acceptor,
+                    workers,
+                    listener,
+                    announced,
+                    hostgroups,
+                    routing,
+                    control,
+                    live,
+                    metrics,
+                    httpPort,
+                    admin);
         } catch (RuntimeException e) {
+            if (hostgroups != null) {
+                hostgroups.close();
+            }
             acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            control.close();
             throw e;
         }
     }
 
-    private static RuleSnapshot rules(RouterConfig config) {
+    /**
+     * The cluster's version as this router runs it, or null (the YAML serves) in the unexpected case
+     * that the version the store validated with the same reader does not read.
+     */
+    private static RouterConfig clusterConfig(RouterConfig local, ConfigVersion version) {
+        ClusterDocuments.Reading reading = ClusterDocuments.read(local, version.documents());
+        if (reading.config() == null) {
+            log.error(
+                    "config version {} does not read ({}); serving the YAML file",
+                    version.number(),
+                    reading.problems());
+        }
+        return reading.config();
+    }
+
+    /** The MySQL port's services, but logins check the admin accounts. */
+    private static FrontendServices adminServices(FrontendServices services, RouterConfig config) {
+        return new FrontendServices(
+                services.settings(),
+                new UserDirectory(config.admin().users()),
+                services.tls(),
+                services.rsaKeys(),
+                services.rsaPublicKeyPem(),
+                services.serverVersion(),
+                0,
+                services.hostgroups(),
+                services.routing(),
+                services.connectionIds(),
+                new RouterMetrics()); // admin logins and errors stay out of the data plane's meters
+    }
+
+    /** Unique among live routers: the host name (or bind address) and the MySQL port. */
+    private static String routerId(String bind, int port) {
+        String host = bind;
+        if (host.equals("0.0.0.0") || host.equals("::")) {
+            try {
+                host = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.net.UnknownHostException e) {
+                host = "router";
+            }
+        }
+        return host.replaceAll("[^A-Za-z0-9._-]", "_") + ":" + port;
+    }
+
+    private static RuleSnapshot rules(RouterConfig config, long version) {
         try {
-            return config.rules(1);
+            return config.rules(version);
         } catch (InvalidRulesException e) {
             throw new ConfigException("invalid sharding rules:\n  - " + String.join("\n  - ", e.problems()));
         }
@@ -232,6 +397,10 @@ public final class Shardgate implements AutoCloseable {
     @Override
     public void close() {
         listener.close().syncUninterruptibly();
+        if (admin != null) {
+            admin.close();
+        }
+        control.close();
         hostgroups.close();
         Future<?> a = acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         Future<?> w = workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);

@@ -143,7 +143,10 @@ class AdminHttpServerTest {
         assertThat(received.documents().get("hostgroups")).isEqualTo("[{\"id\":20}]");
         assertThat(received.documents().get("schemas")).isEqualTo("- name: app\n");
 
-        // what GET answers can be edited and PUT back: its "version" is what the change is based on
+        // what GET answers can be edited and PUT back: its "version" is what the change is based on.
+        // GET shows what this process serves, so wait until it serves version 2 (the publish returns
+        // before the store's own watch delivers it; a GET in between would answer version 1 -> 409).
+        assertThat(store.awaitVersion(2, PATIENCE)).isPresent();
         JsonNode current = JSON.readTree(get("/api/config").body());
         ((com.fasterxml.jackson.databind.node.ObjectNode) current.get("documents")).put("cache", "{}");
         HttpResponse<String> again = send("PUT", "/api/config", current.toString());

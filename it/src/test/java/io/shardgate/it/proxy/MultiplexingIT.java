@@ -62,7 +62,7 @@ class MultiplexingIT {
     private Shardgate router(int poolSize, int acquireTimeoutMillis) {
         return Shardgate.start(RouterConfig.parse(String.join(
                 "\n",
-                "server: {port: 0, io_threads: 1, data_dir: \"" + dataDir + "\"}",
+                "server: {port: 0, http_port: 0, io_threads: 1, data_dir: \"" + dataDir + "\"}",
                 "users:",
                 "  - {name: app, password: app-pw}",
                 "hostgroups:",

@@ -37,7 +37,7 @@ class MySql8ContainerIT {
             mysql.start();
             RouterConfig config = RouterConfig.parse(String.join(
                     "\n",
-                    "server: {port: 0, data_dir: \"" + dataDir + "\"}",
+                    "server: {port: 0, http_port: 0, data_dir: \"" + dataDir + "\"}",
                     "users:",
                     "  - {name: app, password: app-pw}",
                     "hostgroups:",

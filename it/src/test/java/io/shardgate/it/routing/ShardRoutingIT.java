@@ -50,8 +50,8 @@ class ShardRoutingIT {
         shard20 = shard();
         String yaml = String.join(
                 "\n",
-                "server: {bind: 127.0.0.1, port: 0, data_dir: \"" + Files.createDirectories(dataDir.resolve("router"))
-                        + "\"}",
+                "server: {bind: 127.0.0.1, port: 0, http_port: 0, data_dir: \""
+                        + Files.createDirectories(dataDir.resolve("router")) + "\"}",
                 "users: [{name: " + USER + ", password: " + PASSWORD + "}]",
                 "hostgroups:",
                 "  - {id: 10, writer: \"" + shard10.address() + "\", user: " + BACKEND_USER + ", password: "

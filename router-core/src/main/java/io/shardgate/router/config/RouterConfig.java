@@ -19,7 +19,7 @@ import java.util.Set;
 
 /**
  * The router's YAML configuration: {@code server}, {@code users}, {@code zookeeper},
- * {@code hostgroups}, {@code schemas}, {@code query_rules} and {@code cache}.
+ * {@code hostgroups}, {@code schemas}, {@code query_rules}, {@code cache} and {@code admin}.
  *
  * <p>Keys are snake_case; unknown keys are rejected so a typo never silently falls back to a
  * default. {@code schemas} and {@code query_rules} are the sharding rules, kept as trees and
@@ -34,7 +34,8 @@ public record RouterConfig(
         List<HostgroupConfig> hostgroups,
         List<JsonNode> schemas,
         List<JsonNode> queryRules,
-        JsonNode cache) {
+        JsonNode cache,
+        AdminSettings admin) {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
@@ -48,6 +49,7 @@ public record RouterConfig(
         hostgroups = hostgroups == null ? List.of() : List.copyOf(hostgroups);
         schemas = schemas == null ? List.of() : List.copyOf(schemas);
         queryRules = queryRules == null ? List.of() : List.copyOf(queryRules);
+        admin = admin == null ? AdminSettings.defaults() : admin;
     }
 
     /** Reads and validates a YAML file. */
@@ -89,6 +91,26 @@ public record RouterConfig(
         return config;
     }
 
+    /**
+     * Reads the cluster sections ({@code users}, {@code hostgroups}, {@code schemas}, {@code
+     * query_rules}, {@code cache}) from a tree, as the control plane holds them; the result carries
+     * default {@code server} and {@code zookeeper} sections and is not validated yet.
+     *
+     * @throws ConfigException naming the first key that cannot be read
+     */
+    public static RouterConfig fromTree(JsonNode tree, String source) {
+        try {
+            return YAML.treeToValue(tree, RouterConfig.class);
+        } catch (UnrecognizedPropertyException e) {
+            throw new ConfigException(source + ": unknown key '" + e.getPropertyName() + "' at " + path(e) + " (known: "
+                    + e.getKnownPropertyIds() + ")");
+        } catch (JsonMappingException e) {
+            throw new ConfigException(source + ": " + path(e) + ": " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new ConfigException(source + ": " + e.getMessage());
+        }
+    }
+
     private static String path(JsonMappingException e) {
         StringBuilder sb = new StringBuilder();
         for (JsonMappingException.Reference ref : e.getPath()) {
@@ -104,6 +126,8 @@ public record RouterConfig(
     /** Every problem of the document, in reading order; empty when it is valid. */
     public List<String> validate() {
         List<String> problems = new ArrayList<>(server.validate());
+        problems.addAll(zookeeper.validate());
+        problems.addAll(admin.validate());
         if (users.isEmpty()) {
             problems.add("users: at least one user is required");
         }

@@ -7,7 +7,8 @@ import io.shardgate.protocol.auth.StoredCredential;
 /**
  * A MySQL account clients log in with. The YAML gives either {@code password} or
  * {@code password_hash} (MySQL's {@code *HEX} stage-two hash, as {@code SELECT PASSWORD('x')}
- * prints it); the plaintext is hashed while the file is read and never stored.
+ * prints it, optionally followed by {@code sha2:HEX64}, caching_sha2_password's: the form the
+ * control plane stores); the plaintext is hashed while the file is read and never stored.
  *
  * @param name the user name clients send
  * @param credential the password hashes the auth plugins verify against
@@ -29,9 +30,8 @@ public record UserConfig(String name, StoredCredential credential, String defaul
         }
         StoredCredential credential;
         try {
-            credential = password != null
-                    ? StoredCredential.fromPassword(password)
-                    : StoredCredential.fromNativeHash(passwordHash);
+            credential =
+                    password != null ? StoredCredential.fromPassword(password) : StoredCredential.parse(passwordHash);
         } catch (IllegalArgumentException e) {
             throw new ConfigException("user '" + name + "': " + e.getMessage());
         }

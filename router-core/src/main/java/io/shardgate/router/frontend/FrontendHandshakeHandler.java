@@ -59,6 +59,7 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
             | CLIENT_DEPRECATE_EOF;
 
     private final FrontendServices services;
+    private final SessionOpener opener;
     private final int connectionId;
     private final byte[] seed = ClientAuthentication.newSeed();
     private ScheduledFuture<?> timeout;
@@ -70,7 +71,13 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
     private boolean done;
 
     public FrontendHandshakeHandler(FrontendServices services) {
+        this(services, null);
+    }
+
+    /** A handshake whose authenticated connection {@code opener} takes over (null: a routing session). */
+    public FrontendHandshakeHandler(FrontendServices services, SessionOpener opener) {
         this.services = services;
+        this.opener = opener;
         this.connectionId = services.connectionIds().incrementAndGet();
     }
 
@@ -82,6 +89,7 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        services.metrics().connectionAccepted();
         int timeoutMillis = services.settings().handshakeTimeoutMillis();
         timeout = ctx.executor()
                 .schedule(
@@ -185,6 +193,10 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
         String schema = response.database() != null && capabilities.has(CLIENT_CONNECT_WITH_DB)
                 ? response.database()
                 : user.defaultSchema();
+        if (opener != null) {
+            ctx.pipeline().replace(this, "session", opener.open(user, capabilities, schema, sequenceId + 1));
+            return;
+        }
         FrontendSession session = new FrontendSession(
                 services,
                 user,
@@ -205,6 +217,7 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
 
     private void refuse(ChannelHandlerContext ctx, ErrPacket error) {
         done = true;
+        services.metrics().error(error.code());
         if (timeout != null) {
             timeout.cancel(false);
         }

@@ -2,6 +2,7 @@ package io.shardgate.router.frontend;
 
 import io.netty.handler.ssl.SslContext;
 import io.shardgate.router.config.ServerSettings;
+import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
 import java.security.KeyPair;
@@ -21,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param hostgroups every hostgroup with its connection pools
  * @param routing the sharding rules in force and the plan cache
  * @param connectionIds source of the connection ids clients see
+ * @param metrics meters the sessions update (commands, errors)
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -32,4 +34,5 @@ public record FrontendServices(
         int mariaDbCapabilities,
         Hostgroups hostgroups,
         RoutingRules routing,
-        AtomicInteger connectionIds) {}
+        AtomicInteger connectionIds,
+        RouterMetrics metrics) {}

@@ -16,6 +16,7 @@ import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.UserConfig;
+import io.shardgate.router.metrics.QueryDigestStats;
 import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.ConnectionKind;
@@ -24,6 +25,7 @@ import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
+import io.shardgate.sharding.digest.Digest;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
@@ -81,6 +83,13 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private boolean inFlightInsert;
     /** A LOCAL INFILE upload is running: client packets are file data until an empty one. */
     private boolean uploading;
+
+    /** The COM_QUERY in flight, for per-digest statistics; null when none is being timed. */
+    private Digest statementDigest;
+
+    private String statementSchema;
+    private int statementHostgroup;
+    private long statementStart;
 
     private ChangeUserExchange changeUser;
     private final PreparedStatementCommands prepared;
@@ -168,6 +177,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             reply(1, ErrPacket.of(ErrorCode.ER_UNKNOWN_COM_ERROR));
             return;
         }
+        services.metrics().command(command);
+        statementDigest = null;
         switch (command) {
             case COM_QUERY -> {
                 String sql = payload.toString(
@@ -255,6 +266,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     /** A command started with {@link #startRouted} was answered with {@code response} (framed, released here). */
     void finishRouted(ByteBuf response) {
         busy = false;
+        statementEnded(false);
         routedAbort = null;
         prepared.commandFinished();
         if (!closed) {
@@ -265,6 +277,34 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         afterStatement();
         leases.releaseIfFree();
         drain();
+    }
+
+    /** A COM_QUERY of shape {@code digest} starts (timed until its answer ends). */
+    void statementStarted(String schema, Digest digest) {
+        statementDigest = digest;
+        statementSchema = schema;
+        statementHostgroup = QueryDigestStats.SEVERAL_HOSTGROUPS;
+        statementStart = System.nanoTime();
+    }
+
+    /** The statement in flight runs on one hostgroup. */
+    void statementRoutedTo(int hostgroup) {
+        statementHostgroup = hostgroup;
+    }
+
+    private void statementEnded(boolean error) {
+        if (statementDigest != null) {
+            services.metrics()
+                    .digests()
+                    .record(
+                            statementSchema,
+                            statementDigest.hash(),
+                            statementDigest.text(),
+                            statementHostgroup,
+                            System.nanoTime() - statementStart,
+                            error);
+            statementDigest = null;
+        }
     }
 
     /** An explicit transaction ends with the last connection that has it open. */
@@ -292,6 +332,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     /** Answers the command in progress with {@code error} instead of a backend's response. */
     void fail(ErrPacket error) {
         busy = false;
+        statementEnded(true);
         prepared.commandFinished();
         reply(1, error);
         leases.releaseIfFree();
@@ -337,6 +378,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             lease.pin(EnumSet.of(PinReason.UNTRACKED_SET));
         }
         busy = false;
+        statementEnded(error);
         lease.afterResponse(statusFlags, inFlightInsert && !error);
         afterStatement();
         drain();
@@ -512,6 +554,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     void reply(int sequenceId, ErrPacket error) {
+        services.metrics().error(error.code());
         ctx.writeAndFlush(frame(sequenceId, error::write), ctx.voidPromise());
     }
 

@@ -62,6 +62,7 @@ final class QueryRouter {
         RuleSnapshot rules = session.services().routing().current();
         String schema = session.desired().schema();
         Digest digest = Digest.of(sql);
+        session.statementStarted(schema, digest);
         QueryRuleMatch rule = rules.matchQueryRules(session.user().name(), schema, digest.text());
         if (rule.error() != null) {
             packet.release();
@@ -181,6 +182,7 @@ final class QueryRouter {
         if (Boolean.FALSE.equals(rule.multiplex())) {
             lease.pin(EnumSet.of(PinReason.QUERY_RULE));
         }
+        session.statementRoutedTo(hostgroup);
         Packet send = packet;
         if (rewritten != null) {
             ByteBuf payload =

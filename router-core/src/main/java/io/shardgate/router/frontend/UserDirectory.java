@@ -15,11 +15,31 @@ import java.util.stream.Collectors;
  * logins take the fast path.
  */
 public final class UserDirectory {
-    private final Map<String, UserConfig> users;
+    private volatile Map<String, UserConfig> users;
     private final Map<String, StoredCredential> learned = new ConcurrentHashMap<>();
+    /** The configured credential each learned one was verified against. */
+    private final Map<String, StoredCredential> learnedFrom = new ConcurrentHashMap<>();
 
     public UserDirectory(List<UserConfig> users) {
-        this.users = users.stream().collect(Collectors.toUnmodifiableMap(UserConfig::name, Function.identity()));
+        this.users = byName(users);
+    }
+
+    private static Map<String, UserConfig> byName(List<UserConfig> users) {
+        return users.stream().collect(Collectors.toUnmodifiableMap(UserConfig::name, Function.identity()));
+    }
+
+    /**
+     * Makes {@code next} the accounts new logins check (hot reload). Sessions already logged in
+     * keep running, as in MySQL after DROP USER; what was learned about a user whose hashes changed
+     * or who is gone is forgotten.
+     */
+    public void replace(List<UserConfig> next) {
+        Map<String, UserConfig> map = byName(next);
+        users = map;
+        learned.keySet().removeIf(name -> {
+            UserConfig user = map.get(name);
+            return user == null || !user.credential().equals(learnedFrom.get(name));
+        });
     }
 
     /** The user, or null. */
@@ -35,6 +55,7 @@ public final class UserDirectory {
 
     /** Remembers a credential computed from a verified plaintext password. */
     public void learn(UserConfig user, StoredCredential credential) {
+        learnedFrom.put(user.name(), user.credential());
         learned.put(user.name(), credential);
     }
 }

@@ -92,7 +92,7 @@ public final class TextResultSet {
 
     private static void frame(ByteBuf out, int[] sequence, Consumer<ByteBuf> payload) {
         int start = out.writerIndex();
-        out.writerIndex(start + Frame.HEADER_SIZE);
+        out.writeZero(Frame.HEADER_SIZE); // grows the buffer when needed; setting writerIndex would not
         payload.accept(out);
         int length = out.writerIndex() - start - Frame.HEADER_SIZE;
         if (length >= Frame.MAX_PAYLOAD) {

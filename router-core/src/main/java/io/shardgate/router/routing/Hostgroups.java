@@ -8,16 +8,41 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Every hostgroup of the router by id; built once at start, thread-safe to read. */
+/**
+ * Every hostgroup of the router by id; thread-safe to read. Built at start; a new configuration
+ * version may add hostgroups ({@link #apply}), never change or remove a running one.
+ */
 public final class Hostgroups implements AutoCloseable {
-    private final Map<Integer, Hostgroup> byId;
+    private final BackendConnector connector;
+    private volatile Map<Integer, Hostgroup> byId;
 
     public Hostgroups(List<HostgroupConfig> configs, BackendConnector connector) {
+        this.connector = connector;
         TreeMap<Integer, Hostgroup> map = new TreeMap<>();
         for (HostgroupConfig config : configs) {
             map.put(config.id(), new Hostgroup(config, connector));
         }
         this.byId = java.util.Collections.unmodifiableMap(map);
+    }
+
+    /**
+     * Opens pools for the hostgroups of {@code configs} that do not run yet. Sessions hold on to
+     * the pools they use, so a running hostgroup is left as it is: the ids returned are those whose
+     * configuration differs from (or is missing in) {@code configs}; they change at the next start.
+     */
+    public synchronized java.util.SortedSet<Integer> apply(List<HostgroupConfig> configs) {
+        TreeMap<Integer, Hostgroup> map = new TreeMap<>(byId);
+        java.util.SortedSet<Integer> unapplied = new java.util.TreeSet<>(byId.keySet());
+        for (HostgroupConfig config : configs) {
+            Hostgroup running = map.get(config.id());
+            if (running == null) {
+                map.put(config.id(), new Hostgroup(config, connector));
+            } else if (running.config().equals(config)) {
+                unapplied.remove(config.id());
+            }
+        }
+        byId = java.util.Collections.unmodifiableMap(map);
+        return unapplied;
     }
 
     /** The hostgroup with this id, or null. */
