@@ -249,6 +249,26 @@ class ComposeFilesTest {
     }
 
     @Test
+    void haproxyAcceptsItsConfig() throws Exception {
+        Optional<Path> haproxy = ToolRun.find("haproxy");
+        assumeTrue(haproxy.isPresent(), "haproxy is not installed (apt-get install haproxy; CI does)");
+        ToolRun check = ToolRun.run(
+                Duration.ofMinutes(1),
+                List.of(
+                        haproxy.get().toString(),
+                        "-c",
+                        "-f",
+                        ComposeFiles.DIR.resolve("haproxy/haproxy.cfg").toString()));
+        assertThat(check.exitCode()).as(check.toString()).isZero();
+        assertThat(check.stdout()).as(check.toString()).contains("Configuration file is valid");
+        // outside the Compose network the routers' names do not resolve; nothing else may warn
+        (check.stdout() + check.stderr())
+                .lines()
+                .filter(line -> line.contains("[WARNING]") || line.contains("[ALERT]"))
+                .forEach(line -> assertThat(line).as(check.toString()).contains("could not resolve address"));
+    }
+
+    @Test
     void prometheusScrapesEveryRoutersMetrics() throws Exception {
         JsonNode prometheus = YAML.readTree(
                 ComposeFiles.DIR.resolve("prometheus/prometheus.yml").toFile());
