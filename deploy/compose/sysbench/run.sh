@@ -4,12 +4,13 @@
 # scenario. Everything is an environment variable of the sysbench service in docker-compose.yml:
 #   MYSQL_HOST MYSQL_PORT MYSQL_USER MYSQL_PASSWORD MYSQL_DB   where to connect (HAProxy by default)
 #   SCENARIO (oltp_read_only) TABLES (8) TABLE_SIZE (10000) THREADS (16) DURATION (60 s)
+#   EVENTS (0: no limit; with DURATION=0 the run ends after this many transactions)
 #   PREPARE (auto: only when sbtest1 is missing; always; never)   SYSBENCH_OPTS (extra options)
 set -euo pipefail
 
 : "${MYSQL_HOST:=haproxy}" "${MYSQL_PORT:=6033}" "${MYSQL_USER:=sbtest}" "${MYSQL_PASSWORD:=sbtest-secret}"
 : "${MYSQL_DB:=sbtest}" "${SCENARIO:=oltp_read_only}" "${TABLES:=8}" "${TABLE_SIZE:=10000}"
-: "${THREADS:=16}" "${DURATION:=60}" "${PREPARE:=auto}" "${SYSBENCH_OPTS:=}" "${WAIT_SECONDS:=300}"
+: "${THREADS:=16}" "${DURATION:=60}" "${EVENTS:=0}" "${PREPARE:=auto}" "${SYSBENCH_OPTS:=}" "${WAIT_SECONDS:=300}"
 
 say() { printf '[sysbench-runner] %s\n' "$*"; }
 sql() {
@@ -47,7 +48,7 @@ if $prepare; then
   sysbench oltp_read_write "${common[@]}" --threads="$TABLES" prepare
 fi
 
-say "running $SCENARIO: $THREADS threads for ${DURATION}s"
+say "running $SCENARIO: $THREADS threads, ${DURATION}s (0: no limit), $EVENTS transactions (0: no limit)"
 # shellcheck disable=SC2086
-exec sysbench "$SCENARIO" "${common[@]}" --threads="$THREADS" --time="$DURATION" --report-interval=10 \
+exec sysbench "$SCENARIO" "${common[@]}" --threads="$THREADS" --time="$DURATION" --events="$EVENTS" --report-interval=10 \
   $SYSBENCH_OPTS run
