@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.shardgate.it.Driver;
+import io.shardgate.it.docs.DocsLinksTest;
 import io.shardgate.it.server.MariaDbServer;
 import java.io.File;
 import java.io.IOException;
@@ -64,9 +65,20 @@ class DistributionIT {
         assertThat(home.resolve("conf/shardgate.yaml")).isRegularFile();
         assertThat(home.resolve("README.md")).isRegularFile();
         assertThat(home.resolve("docs/configuration.md")).isRegularFile();
-        assertThat(home.resolve("docs/sharding-rules.md")).isRegularFile();
+        assertThat(home.resolve("sharding/README.md")).isRegularFile();
         assertThat(home.resolve("docs/troubleshooting.md")).isRegularFile();
         assertThat(home.resolve("mvnw")).doesNotExist();
+    }
+
+    @Test
+    void linksBetweenTheShippedDocsResolveInsideTheTarball() throws Exception {
+        List<String> broken = new ArrayList<>();
+        try (var pages = Files.list(home.resolve("docs"))) {
+            for (Path page : pages.filter(p -> p.toString().endsWith(".md")).toList()) {
+                broken.addAll(DocsLinksTest.brokenLinks(page));
+            }
+        }
+        assertThat(broken).isEmpty();
     }
 
     @Test
