@@ -22,11 +22,12 @@ RUN apt-get update \
  && chown shardgate:shardgate /var/lib/shardgate
 COPY --from=build /dist /opt/shardgate
 COPY --from=build /dist/conf/shardgate.yaml /etc/shardgate/shardgate.yaml
-USER shardgate
+# numeric, so runtimes that require a non-root uid (Kubernetes runAsNonRoot) can verify it
+USER 10001:10001
 WORKDIR /var/lib/shardgate
 ENV JAVA_OPTS="-XX:+UseParallelGC -Xms256m -XX:MaxRAMPercentage=75"
 EXPOSE 6033 6032 6080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD curl -fsS http://127.0.0.1:6080/health || exit 1
+  CMD ["curl", "-fsS", "-o", "/dev/null", "http://127.0.0.1:6080/health"]
 ENTRYPOINT ["/opt/shardgate/bin/shardgate"]
 CMD ["run", "--config", "/etc/shardgate/shardgate.yaml"]

