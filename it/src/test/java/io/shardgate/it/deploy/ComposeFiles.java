@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -93,7 +94,7 @@ final class ComposeFiles {
         Map<String, String> options = new LinkedHashMap<>();
         Matcher m = SOURCE_OPTION.matcher(read(REPLICA_SQL));
         while (m.find()) {
-            options.put(m.group(1).toUpperCase(java.util.Locale.ROOT), m.group(3) != null ? m.group(3) : m.group(2));
+            options.put(m.group(1).toUpperCase(Locale.ROOT), m.group(3) != null ? m.group(3) : m.group(2));
         }
         return options;
     }

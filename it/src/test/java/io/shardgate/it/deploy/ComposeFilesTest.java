@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.shardgate.it.Repository;
 import io.shardgate.it.tools.ToolRun;
 import io.shardgate.protocol.auth.StoredCredential;
 import io.shardgate.router.config.BackendAddress;
@@ -28,6 +29,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * deploy/compose agrees with itself and with the router: the router config both routers mount is
@@ -330,7 +332,7 @@ class ComposeFilesTest {
 
     @Test
     void dockerfileExposesTheRoutersPortsAndRunsAsNonRoot() {
-        String dockerfile = ComposeFiles.read(io.shardgate.it.Repository.file("Dockerfile"));
+        String dockerfile = ComposeFiles.read(Repository.file("Dockerfile"));
         ServerSettings defaults = RouterConfig.parse(
                         "users: [{name: a, password: b}]\nhostgroups: [{id: 1, writer: \"h:3306\", user: u}]")
                 .server();
@@ -355,8 +357,8 @@ class ComposeFilesTest {
                         hadolint.get().toString(),
                         "--no-color",
                         "--config",
-                        io.shardgate.it.Repository.file(".hadolint.yaml").toString(),
-                        io.shardgate.it.Repository.file("Dockerfile").toString(),
+                        Repository.file(".hadolint.yaml").toString(),
+                        Repository.file("Dockerfile").toString(),
                         ComposeFiles.DIR.resolve("sysbench/Dockerfile").toString()));
         assertThat(lint.exitCode()).as(lint.toString()).isZero();
     }
@@ -372,7 +374,7 @@ class ComposeFilesTest {
         assertThat(run.stderr()).as(run.toString()).doesNotContainIgnoringCase("warn");
         // Compose's own rendering has the same services as our reading of the file.
         @SuppressWarnings("unchecked")
-        Map<String, Object> rendered = (Map<String, Object>) new org.yaml.snakeyaml.Yaml().load(run.stdout());
+        Map<String, Object> rendered = (Map<String, Object>) new Yaml().load(run.stdout());
         assertThat(((Map<?, ?>) rendered.get("services")).keySet()).isEqualTo(services.keySet());
     }
 }

@@ -3,6 +3,8 @@ package io.shardgate.it.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shardgate.cache.CacheConfig;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.RouterConfig;
@@ -10,6 +12,7 @@ import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -92,7 +95,7 @@ class ConfigurationReferenceTest {
             }
         });
         try {
-            CacheConfig.parse(new com.fasterxml.jackson.databind.ObjectMapper().readTree("{\"" + PROBE + "\": 1}"));
+            CacheConfig.parse(new ObjectMapper().readTree("{\"" + PROBE + "\": 1}"));
             fail("the cache section accepted an unknown key");
         } catch (IllegalArgumentException e) {
             Matcher m = Pattern.compile("\\(expected (.*?)\\)").matcher(e.getMessage());
@@ -100,7 +103,7 @@ class ConfigurationReferenceTest {
             for (String key : m.group(1).split(",")) {
                 keys.add("cache." + key.strip());
             }
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new AssertionError(e);
         }
         return keys;
@@ -159,6 +162,6 @@ class ConfigurationReferenceTest {
     }
 
     private static String snakeCase(String camel) {
-        return camel.replaceAll("([A-Z])", "_$1").toLowerCase(java.util.Locale.ROOT);
+        return camel.replaceAll("([A-Z])", "_$1").toLowerCase(Locale.ROOT);
     }
 }

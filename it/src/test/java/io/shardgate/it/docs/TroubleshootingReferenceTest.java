@@ -10,6 +10,7 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,7 @@ class TroubleshootingReferenceTest {
             Pattern.compile("new ErrPacket\\(\\s*([^,\\s]+)\\s*,\\s*\"([0-9A-Z]{5})\"");
     private static final Pattern INT_CONSTANT = Pattern.compile("static final int ([A-Z_]+) = (\\d+);");
 
-    /** Code -> SQLSTATE of every error the sources build, keyed by where it was found. */
+    /** Code -> SQLSTATE of every error the sources build. */
     private static Map<Integer, String> codesInSources() throws Exception {
         Map<String, ErrorCode> named = new HashMap<>();
         for (Field field : ErrorCode.class.getFields()) {
@@ -82,7 +83,7 @@ class TroubleshootingReferenceTest {
     }
 
     private static List<Path> sources() throws IOException {
-        List<Path> sources = new java.util.ArrayList<>();
+        List<Path> sources = new ArrayList<>();
         for (String module : MODULES) {
             try (Stream<Path> files = Files.walk(Repository.file(module + "/src/main/java"))) {
                 files.filter(f -> f.toString().endsWith(".java")).forEach(sources::add);
