@@ -1,0 +1,241 @@
+package io.shardgate.it.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.shardgate.it.Driver;
+import io.shardgate.it.server.MariaDbServer;
+import io.shardgate.it.tools.ToolRun;
+import io.shardgate.router.Shardgate;
+import io.shardgate.router.config.BackendAddress;
+import io.shardgate.router.config.RouterConfig;
+import io.shardgate.sharding.rule.RuleSnapshot;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Compose cluster's router config and shard init SQL, run here without Docker: four real
+ * MariaDB servers stand in for mysql1..mysql4, each initialised as root with
+ * deploy/compose/mysql/init/01-shardgate.sql, and a router loads deploy/compose/router/shardgate.yaml
+ * with only the addresses changed (service names become the local servers' 127.0.0.1 ports; the
+ * replica's name maps to its writer's server, replication itself needs the real cluster). The
+ * compose sysbench runner's scenario then runs through it, and every table is found on the shard
+ * its rule names and nowhere else.
+ */
+class ComposeClusterIT {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final int TABLE_SIZE = 200;
+
+    @TempDir
+    static Path dataDir;
+
+    /** compose service name -> the local server standing in for it. */
+    private static final Map<String, MariaDbServer> servers = new LinkedHashMap<>();
+
+    private static Shardgate router;
+    private static RuleSnapshot rules;
+    private static Map<String, String> sysbenchEnv;
+
+    @BeforeAll
+    static void start() throws Exception {
+        JsonNode config = YAML.readTree(ComposeFiles.ROUTER_CONFIG.toFile());
+        for (JsonNode hostgroup : config.get("hostgroups")) {
+            MariaDbServer server = MariaDbServer.builder()
+                    .innodbBufferPoolSize("32M")
+                    .arg("--max-connections=300")
+                    .start();
+            servers.put(BackendAddress.parse(hostgroup.get("writer").asText()).host(), server);
+            try (Connection root = Driver.MARIADB.connect(server.port(), null, "root", server.rootPassword());
+                    Statement s = root.createStatement()) {
+                for (String statement : ComposeFiles.statements(ComposeFiles.INIT_SQL)) {
+                    s.execute(statement);
+                }
+            }
+        }
+        router = Shardgate.start(localized((ObjectNode) config));
+        rules = RouterConfig.load(ComposeFiles.ROUTER_CONFIG).rules(1);
+        @SuppressWarnings("unchecked")
+        Map<String, String> env =
+                (Map<String, String>) ComposeFiles.services().get("sysbench").get("environment");
+        sysbenchEnv = env;
+    }
+
+    /** The compose config with every service address replaced by a local one. */
+    private static RouterConfig localized(ObjectNode config) throws Exception {
+        ((ObjectNode) config.get("server"))
+                .put("bind", "127.0.0.1")
+                .put("port", 0)
+                .put("admin_port", 0)
+                .put("http_port", 0)
+                .put(
+                        "data_dir",
+                        Files.createDirectories(dataDir.resolve("router")).toString());
+        ((ObjectNode) config.get("zookeeper")).put("connect", ""); // embedded, in data_dir
+        for (JsonNode node : config.get("hostgroups")) {
+            ObjectNode hostgroup = (ObjectNode) node;
+            MariaDbServer writer = local(hostgroup.get("writer").asText());
+            hostgroup.put("writer", writer.address());
+            if (hostgroup.has("readers")) {
+                var readers = hostgroup.putArray("readers");
+                readers.add(new TextNode(writer.address()));
+            }
+        }
+        return RouterConfig.parse(YAML.writeValueAsString(config));
+    }
+
+    private static MariaDbServer local(String composeAddress) {
+        MariaDbServer server = servers.get(BackendAddress.parse(composeAddress).host());
+        assertThat(server).as("a local server for " + composeAddress).isNotNull();
+        return server;
+    }
+
+    @AfterAll
+    static void stop() {
+        if (router != null) {
+            router.close();
+        }
+        servers.values().forEach(MariaDbServer::close);
+    }
+
+    private static Connection proxied() throws SQLException {
+        return Driver.MARIADB.connect(
+                router.mysqlPort(),
+                sysbenchEnv.get("MYSQL_DB"),
+                sysbenchEnv.get("MYSQL_USER"),
+                sysbenchEnv.get("MYSQL_PASSWORD"));
+    }
+
+    /** The sbtest tables on a shard, read directly with the routers' backend account. */
+    private static Set<String> tablesOn(MariaDbServer server) throws SQLException {
+        HostgroupAccount account = HostgroupAccount.of(ComposeFiles.ROUTER_CONFIG);
+        Set<String> tables = new TreeSet<>();
+        try (Connection c = Driver.MARIADB.connect(
+                        server.port(), sysbenchEnv.get("MYSQL_DB"), account.user(), account.password());
+                ResultSet rs = c.createStatement().executeQuery("SHOW TABLES LIKE 'sbtest%'")) {
+            while (rs.next()) {
+                tables.add(rs.getString(1));
+            }
+        }
+        return tables;
+    }
+
+    /** Where the compose rules place {@code sbtest1..count}: compose service -> tables. */
+    private static Map<String, Set<String>> expectedPlacement(int count) throws Exception {
+        RouterConfig config = RouterConfig.load(ComposeFiles.ROUTER_CONFIG);
+        Map<String, Set<String>> placement = new LinkedHashMap<>();
+        servers.keySet().forEach(service -> placement.put(service, new TreeSet<>()));
+        for (int i = 1; i <= count; i++) {
+            String table = "sbtest" + i;
+            int hostgroup = rules.anyHostgroupOf(sysbenchEnv.get("MYSQL_DB"), table);
+            placement.get(config.hostgroup(hostgroup).writerAddress().host()).add(table);
+        }
+        return placement;
+    }
+
+    @Test
+    void theComposeSysbenchRunnerPreparesAndRunsItsScenarioThroughTheRouter() throws Exception {
+        assumeTrue(ToolRun.find("sysbench").isPresent(), "sysbench is not installed (CI installs it)");
+        assumeTrue(ToolRun.find("mariadb").isPresent(), "the mariadb CLI is not installed (CI installs it)");
+        int tables = Integer.parseInt(sysbenchEnv.get("TABLES"));
+        // the compose sysbench service's runner script with the service's environment; only where
+        // to connect and the amount of work differ (a fixed number of transactions, no duration)
+        ProcessBuilder runner = new ProcessBuilder(
+                        ComposeFiles.DIR.resolve("sysbench/run.sh").toString())
+                .redirectErrorStream(true)
+                .redirectOutput(dataDir.resolve("run-benchmark.log").toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        Map<String, String> env = runner.environment();
+        env.putAll(sysbenchEnv);
+        env.put("MYSQL_HOST", "127.0.0.1");
+        env.put("MYSQL_PORT", Integer.toString(router.mysqlPort()));
+        env.put("TABLE_SIZE", Integer.toString(TABLE_SIZE));
+        env.put("THREADS", "4");
+        env.put("DURATION", "0");
+        env.put("EVENTS", "400");
+        env.put("PREPARE", "always");
+        env.put("WAIT_SECONDS", "60");
+        Process process = runner.start();
+        if (!process.waitFor(10, TimeUnit.MINUTES)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        String output = Files.readString(dataDir.resolve("run-benchmark.log"));
+        assertThat(process.isAlive() ? -1 : process.exitValue()).as(output).isZero();
+        assertThat(output).contains("transactions:").containsPattern("ignored errors: +0 ");
+
+        Map<String, Set<String>> expected = expectedPlacement(tables);
+        for (Map.Entry<String, MariaDbServer> shard : servers.entrySet()) {
+            assertThat(tablesOn(shard.getValue()))
+                    .as("tables on " + shard.getKey())
+                    .isEqualTo(expected.get(shard.getKey()));
+        }
+        try (Connection c = proxied();
+                Statement s = c.createStatement()) {
+            for (int i = 1; i <= tables; i++) {
+                try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM sbtest" + i)) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).as("rows of sbtest" + i).isEqualTo(TABLE_SIZE);
+                }
+            }
+            for (int i = 1; i <= tables; i++) {
+                s.execute("DROP TABLE sbtest" + i);
+            }
+        }
+    }
+
+    @Test
+    void rowsWrittenThroughTheRouterLiveOnlyOnTheShardTheirTablesRuleNames() throws Exception {
+        int tables = Integer.parseInt(sysbenchEnv.get("TABLES"));
+        Map<String, Set<String>> placement = expectedPlacement(tables);
+        for (Map.Entry<String, Set<String>> shard : placement.entrySet()) {
+            // one table per shard, created, filled and read through the router
+            String table = shard.getValue().iterator().next();
+            try (Connection c = proxied();
+                    Statement s = c.createStatement()) {
+                s.execute("DROP TABLE IF EXISTS " + table);
+                s.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(120), pad CHAR(60))");
+                try {
+                    s.execute(
+                            "INSERT INTO " + table + " (id, k, c, pad) VALUES (1, 10, 'one', ''), (2, 20, 'two', '')");
+                    try (ResultSet rs = s.executeQuery("SELECT SUM(k) FROM " + table)) {
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getInt(1)).isEqualTo(30);
+                    }
+                    for (Map.Entry<String, MariaDbServer> server : servers.entrySet()) {
+                        assertThat(tablesOn(server.getValue()).contains(table))
+                                .as(table + " on " + server.getKey())
+                                .isEqualTo(server.getKey().equals(shard.getKey()));
+                    }
+                } finally {
+                    s.execute("DROP TABLE " + table);
+                }
+            }
+        }
+    }
+
+    /** The backend account every compose hostgroup uses (ComposeFilesTest checks they agree). */
+    private record HostgroupAccount(String user, String password) {
+        static HostgroupAccount of(Path config) {
+            var hostgroup = RouterConfig.load(config).hostgroups().get(0);
+            return new HostgroupAccount(hostgroup.user(), hostgroup.password());
+        }
+    }
+}
