@@ -186,13 +186,6 @@ free_ports() { # n -> first of n consecutive free ports
     return
   done
 }
-wait_for_port() { # port seconds
-  local deadline=$((SECONDS + $2))
-  until (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; do
-    [ $SECONDS -lt $deadline ] || return 1
-    sleep 0.2
-  done
-}
 cpu_ticks() { # pid -> utime+stime in clock ticks
   local stat
   stat=$(cat "/proc/$1/stat")
@@ -289,18 +282,28 @@ for option in "${extra_mariadbd[@]}"; do mariadbd_args+=("--arg=$option"); done
 # --- shards and router ---------------------------------------------------------------------------
 declare -a shard_port shard_pid
 launcher_pid=""
-start_shards() { # k phase: K shards on base_port.., data in $work/k$k/data; cold ones into cgroups
-  local k=$1 phase=$2 log="$work/k$1-shards-$2.log" deadline s line
-  SHARDGATE_MARIADB=$MARIADB java -cp "$it_classpath" io.shardgate.it.server.MariaDbServerCommand \
-    --count "$k" --port "$base_port" --datadir "$work/k$k/data" --database "$DB_NAME" \
-    --user "$DB_USER" --password "$DB_PASSWORD" "${mariadbd_args[@]}" >"$log" 2>&1 &
-  launcher_pid=$!
-  pids+=("$launcher_pid")
-  deadline=$((SECONDS + 300))
-  until grep -qs '^ready$' "$log"; do
-    kill -0 "$launcher_pid" 2>/dev/null || { tail -n 40 "$log" >&2; die "the shards did not start (log above)"; }
-    [ $SECONDS -lt $deadline ] || die "shards not ready after 300 s ($log)"
-    sleep 0.5
+start_shards() { # k phase: K shards on consecutive ports, data in $work/k$k/data; cold ones capped
+  local k=$1 phase=$2 log deadline s line attempt
+  for attempt in 1 2 3 4 5; do
+    # the machine may be shared: a port found free can be taken before mariadbd binds it
+    log="$work/k$k-shards-$phase-$attempt.log"
+    SHARDGATE_MARIADB=$MARIADB java -cp "$it_classpath" io.shardgate.it.server.MariaDbServerCommand \
+      --count "$k" --port "$(free_ports "$k")" --datadir "$work/k$k/data" --database "$DB_NAME" \
+      --user "$DB_USER" --password "$DB_PASSWORD" "${mariadbd_args[@]}" >"$log" 2>&1 &
+    launcher_pid=$!
+    pids+=("$launcher_pid")
+    deadline=$((SECONDS + 300))
+    until grep -qs '^ready$' "$log"; do
+      if ! kill -0 "$launcher_pid" 2>/dev/null; then
+        stop "$launcher_pid"
+        grep -q 'Address already in use' "$log" && [ "$attempt" -lt 5 ] && continue 2
+        tail -n 40 "$log" >&2
+        die "the shards did not start (log above)"
+      fi
+      [ $SECONDS -lt $deadline ] || die "shards not ready after 300 s ($log)"
+      sleep 0.5
+    done
+    break
   done
   for ((s = 0; s < k; s++)); do
     line=$(grep "^mariadb shard=$s " "$log")
@@ -323,8 +326,8 @@ shard_tables() { # k shard -> the table numbers the rules put on it
 }
 
 router_pid=""
-start_router() { # k phase
-  local k=$1 config="$work/k$1-router.yaml" log="$work/k$1-router-$2.log" s t
+start_router() { # k phase [attempt]
+  local k=$1 config="$work/k$1-router.yaml" log="$work/k$1-router-$2-${3:-1}.log" s t
   router_port=$(free_port)
   {
     echo "server: {bind: 127.0.0.1, port: $router_port, admin_port: 0, http_port: 0, max_connections: 20000, data_dir: \"$work/router-$k-data\"}"
@@ -349,7 +352,21 @@ start_router() { # k phase
   java ${SHARDGATE_JAVA_OPTS:--XX:+UseParallelGC -Xms256m} -jar "$jar" run --config "$config" >"$log" 2>&1 &
   router_pid=$!
   pids+=("$router_pid")
-  wait_for_port "$router_port" 120 || { tail -n 40 "$log" >&2; die "Shardgate did not start (log above)"; }
+  local deadline=$((SECONDS + 120))
+  until (exec 3<>"/dev/tcp/127.0.0.1/$router_port") 2>/dev/null; do
+    if ! kill -0 "$router_pid" 2>/dev/null; then
+      stop "$router_pid"
+      # the port found free was taken before the router bound it (a shared machine): another one
+      if grep -q 'Address already in use' "$log" && [ "${3:-1}" -lt 5 ]; then
+        start_router "$k" "$2" $((${3:-1} + 1))
+        return
+      fi
+      tail -n 40 "$log" >&2
+      die "Shardgate did not start (log above)"
+    fi
+    [ $SECONDS -lt $deadline ] || { tail -n 40 "$log" >&2; die "Shardgate not listening after 120 s (log above)"; }
+    sleep 0.2
+  done
 }
 stop_router() { stop "$router_pid"; router_pid=""; }
 
@@ -394,12 +411,13 @@ record_shards() { # mode k before-snapshot after-snapshot seconds -> shards CSV 
 
 # --- the run -----------------------------------------------------------------------------------
 stamp=$(date -u +%Y-%m-%d-%H%M)
-mkdir -p "$RESULTS"
-csv="$RESULTS/$NAME-$stamp.csv"
-shards_csv="$RESULTS/$NAME-$stamp-shards.csv"
-report="$RESULTS/$NAME-$stamp.md"
-speedup_png="$RESULTS/$NAME-$stamp-speedup.png"
-throughput_png="$RESULTS/$NAME-$stamp-throughput.png"
+mkdir -p "$RESULTS" "$work/out"
+# written in the work directory and moved to RESULTS once complete (a failed run keeps them there)
+csv="$work/out/$NAME-$stamp.csv"
+shards_csv="$work/out/$NAME-$stamp-shards.csv"
+report="$work/out/$NAME-$stamp.md"
+speedup_png="$work/out/$NAME-$stamp-speedup.png"
+throughput_png="$work/out/$NAME-$stamp-throughput.png"
 echo "mode,k,threads,seconds,tps,qps,queries,errors,exit_code,p95_ms,avg_ms,router_cpu_s,router_cpu_us_per_query,router_rss_mb,router_peak_rss_mb,data_mb_per_shard,load_avg_1m" >"$csv"
 echo "mode,k,shard,port,tables,data_mb,read_requests,disk_reads,hit_rate,disk_reads_per_s,cgroup_read_ios_per_s" >"$shards_csv"
 hz=$(getconf CLK_TCK)
@@ -407,11 +425,9 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 k_count=$(wc -w <<<"$KS")
 say "run: KS='$KS', $TABLES tables x $TABLE_SIZE rows, buffer pool $BUFFER_POOL, disk cap: $cap_note"
 say "expected duration: about $((k_count * (WARMUP + 2 * DURATION + 90) / 60)) min plus prepare time"
-base_port=""
 
 for k in $KS; do
   say "=== K=$k ==="
-  base_port=$(free_ports "$k")
   mkdir -p "$work/k$k"
   start_shards "$k" prepare
   start_router "$k" prepare
@@ -544,6 +560,13 @@ awk -F, 'NR > 1 {tps[$1, $2] = $5; if (!($2 in seen)) {seen[$2] = 1; order[++n] 
   }' "$csv" >"$summary"
 k0=$(awk 'NR == 1 {print $1}' "$summary")
 
+# speedups far above linear (tens, hundreds) squash the linear line: a log axis then
+scale="set yrange [0:*]"
+ylabel_note=""
+if awk '$3 > 10 || $5 > 10 {big = 1} END {exit !big}' "$summary"; then
+  scale="set logscale y; set yrange [0.5:*]"
+  ylabel_note=" (log scale)"
+fi
 terminal="pngcairo noenhanced size 900,600 font ',11'"
 gnuplot -e "set terminal pngcairo" >/dev/null 2>&1 || terminal="png noenhanced size 900,600"
 gnuplot <<EOF 2>"$work/gnuplot.log" || { cat "$work/gnuplot.log" >&2; die "gnuplot failed"; }
@@ -551,22 +574,22 @@ set terminal $terminal
 set output "$speedup_png"
 set title "Scale-out: sysbench oltp_read_only, $TABLES tables x $TABLE_SIZE rows, buffer pool $BUFFER_POOL per shard, read cap ${IOPS}/s per shard"
 set xlabel "shards (K)"
-set ylabel "throughput / throughput at K=$k0"
+set ylabel "throughput / throughput at K=$k0$ylabel_note"
 set key top left
 set grid
 set xtics 1
-set yrange [0:*]
+$scale
 plot "$summary" using 1:7 with lines dashtype 2 lw 2 lc rgb "gray40" title "linear", \
      "$summary" using 1:5 with linespoints pt 6 lw 2 lc rgb "#1b9e77" title "ideal: K sysbench straight to their shards", \
      "$summary" using 1:3 with linespoints pt 7 lw 2 lc rgb "#d95f02" title "through Shardgate"
 set output "$throughput_png"
 set title "Transactions per second by shard count ($THREADS client threads)"
-set ylabel "tps"
+set ylabel "tps$ylabel_note"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
-set yrange [0:*]
+$scale
 plot "$summary" using 4:xtic(1) lc rgb "#1b9e77" title "ideal", \
      "$summary" using 2:xtic(1) lc rgb "#d95f02" title "through Shardgate"
 EOF
@@ -626,5 +649,6 @@ bp_mb=$(awk -v b="${bp_actual:-0}" 'BEGIN {printf "%.0f", b / 1048576}')
   echo "Raw numbers: [$(basename "$csv")]($(basename "$csv")), per shard [$(basename "$shards_csv")]($(basename "$shards_csv"))."
 } >"$report"
 
-say "wrote $csv, $shards_csv, $report, $speedup_png, $throughput_png"
-cat "$report"
+mv "$csv" "$shards_csv" "$report" "$speedup_png" "$throughput_png" "$RESULTS/"
+cat "$RESULTS/$(basename "$report")"
+say "wrote $RESULTS/$NAME-$stamp{.csv,-shards.csv,.md,-speedup.png,-throughput.png}"
