@@ -9,7 +9,7 @@
 # 13.8x one shard). Writes a CSV per run, a CSV per shard, a markdown report and PNG charts
 # (gnuplot) into benchmarks/results/.
 #
-#   benchmarks/sysbench/scale-out.sh                        # the full run (defaults below), ~35 min
+#   benchmarks/sysbench/scale-out.sh                        # the full run (defaults below), ~30 min
 #   KS="1 2" TABLES=2 TABLE_SIZE=1000 WARMUP=3 DURATION=5 NAME=scale-out-smoke \
 #       NOTE="smoke run of the harness, not a measurement" benchmarks/sysbench/scale-out.sh
 #
@@ -547,7 +547,7 @@ done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report and charts -----------------------------------------------------------------------------
-# one line per K: k sg_tps sg_speedup ideal_tps ideal_speedup sg/ideal
+# one line per K: k sg_tps sg_speedup ideal_tps ideal_speedup sg/ideal linear
 summary="$work/summary.dat"
 awk -F, 'NR > 1 {tps[$1, $2] = $5; if (!($2 in seen)) {seen[$2] = 1; order[++n] = $2}}
   END {
