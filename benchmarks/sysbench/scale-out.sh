@@ -665,10 +665,11 @@ bp_mb=$(awk -v b="${bp_actual:-0}" 'BEGIN {printf "%.0f", b / 1048576}')
   echo "- ideal: K sysbench processes, each straight to its shard with only that shard's tables, $THREADS threads split over them; tps summed, p95 the largest of the K"
   echo "- Shardgate: $(basename "$jar"), pool $POOL per hostgroup${SHARDGATE_JAVA_OPTS:+, JVM options $SHARDGATE_JAVA_OPTS}; JDK: $(java -version 2>&1 | head -n 1)"
   echo
-  echo "| K | data/shard MB | tps via Shardgate | speedup vs K=$k0 | ideal tps | ideal speedup | Shardgate / ideal | p95 ms (Shardgate / ideal) | errors | router CPU µs/query | router RSS MB | hit rate per shard (Shardgate run) | hit rate during the warm-up | disk reads/s per shard: InnoDB/cgroup |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
+  echo "| K | data/shard MB | tps via Shardgate | speedup vs K=$k0 | ideal tps | ideal speedup | Shardgate / ideal | p95 ms (Shardgate / ideal) | errors | router CPU µs/query | router RSS MB | hit rate per shard (Shardgate run) | hit rate (ideal run) | hit rate (warm-up) | disk reads/s per shard: InnoDB/cgroup |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|"
   awk -F, 'FNR == 1 {file++; next}
     file == 1 {row[$1, $2] = $0; if (!($2 in seen)) {seen[$2] = 1; order[++n] = $2}}
+    file == 2 && $1 == "ideal" {idealhit[$2] = idealhit[$2] (idealhit[$2] == "" ? "" : " ") ($9 == "" ? "-" : sprintf("%.1f%%", $9 * 100))}
     file == 2 && $1 == "warmup" {warm[$2] = warm[$2] (warm[$2] == "" ? "" : " ") ($9 == "" ? "-" : sprintf("%.1f%%", $9 * 100))}
     file == 2 && $1 == "shardgate" {hit[$2] = hit[$2] (hit[$2] == "" ? "" : " ") ($9 == "" ? "-" : sprintf("%.1f%%", $9 * 100))
                                     rd[$2] = rd[$2] (rd[$2] == "" ? "" : " ") $10 ($11 == "" ? "" : "/" $11)}
@@ -677,18 +678,19 @@ bp_mb=$(awk -v b="${bp_actual:-0}" 'BEGIN {printf "%.0f", b / 1048576}')
         k = order[i]
         split(row["shardgate", k], g, ","); split(row["ideal", k], d, ",")
         if (i == 1) {g0 = g[5]; d0 = d[5]}
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s / %s | %d / %d | %s | %s | %s | %s | %s |\n",
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s / %s | %d / %d | %s | %s | %s | %s | %s | %s |\n",
           k, g[16], g[5], (g0 > 0 ? sprintf("%.2fx", g[5] / g0) : "-"), d[5], (d0 > 0 ? sprintf("%.2fx", d[5] / d0) : "-"),
-          (d[5] > 0 ? sprintf("%.2f", g[5] / d[5]) : "-"), g[10], d[10], g[8], d[8], (g[13] == "" ? "-" : g[13]), g[14], hit[k], (warm[k] == "" ? "-" : warm[k]), rd[k]
+          (d[5] > 0 ? sprintf("%.2f", g[5] / d[5]) : "-"), g[10], d[10], g[8], d[8], (g[13] == "" ? "-" : g[13]), g[14], hit[k], idealhit[k], (warm[k] == "" ? "-" : warm[k]), rd[k]
       }
     }' "$csv" "$shards_csv"
   echo
   echo "![speedup]($(basename "$speedup_png")) ![throughput]($(basename "$throughput_png"))"
   echo
   echo "How to read it: speedup is tps(K) / tps(K=$k0) of the same column; linear is K/$k0. Hit rate"
-  echo "is 1 - Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests over the measured run (and"
-  echo "over the warm-up: when both agree the pools had settled before measuring; requests include"
-  echo "the always-cached upper B-tree levels, so a leaf page misses more often than this says);"
+  echo "is 1 - Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests over each run (the ideal"
+  echo "runs after the Shardgate run on the same pools: equal hit rates say the pools had settled"
+  echo "before the Shardgate run; the warm-up's include the cold start). Requests include the"
+  echo "always-cached upper B-tree levels, so a leaf page misses more often than the rate says;"
   echo "disk reads/s are Innodb_buffer_pool_reads per second and the read IOs the shard's cgroup"
   echo "issued per second (blkio.throttle.io_serviced; the cap bounds them). While a shard is"
   echo "disk-bound its tps is about cap / (disk reads per transaction), so adding shards adds disks"
