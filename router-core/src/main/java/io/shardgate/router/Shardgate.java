@@ -23,9 +23,13 @@ import io.shardgate.router.config.TlsConfig;
 import io.shardgate.router.frontend.ConnectionLimitHandler;
 import io.shardgate.router.frontend.FrontendHandshakeHandler;
 import io.shardgate.router.frontend.FrontendServices;
+import io.shardgate.router.frontend.SessionInfo;
+import io.shardgate.router.frontend.SessionRegistry;
 import io.shardgate.router.frontend.UserDirectory;
+import io.shardgate.router.health.ServerMonitor;
 import io.shardgate.router.net.Transport;
 import io.shardgate.router.pool.PoolStats;
+import io.shardgate.router.routing.BackendServers;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.router.tls.FrontendTls;
@@ -58,6 +62,8 @@ public final class Shardgate implements AutoCloseable {
     private final String serverVersion;
     private final Hostgroups hostgroups;
     private final RoutingRules routing;
+    private final ServerMonitor monitor;
+    private final SessionRegistry sessions;
 
     private Shardgate(
             EventLoopGroup acceptor,
@@ -65,18 +71,41 @@ public final class Shardgate implements AutoCloseable {
             Channel listener,
             String serverVersion,
             Hostgroups hostgroups,
-            RoutingRules routing) {
+            RoutingRules routing,
+            ServerMonitor monitor,
+            SessionRegistry sessions) {
         this.acceptor = acceptor;
         this.workers = workers;
         this.listener = listener;
         this.serverVersion = serverVersion;
         this.hostgroups = hostgroups;
         this.routing = routing;
+        this.monitor = monitor;
+        this.sessions = sessions;
+    }
+
+    /** Every backend server: role, status, health, pool counters; {@code setStatus} changes one. */
+    public BackendServers servers() {
+        return new BackendServers(hostgroups);
+    }
+
+    /** The client sessions logged in now, with whether and why each holds backend connections. */
+    public List<SessionInfo> sessions() {
+        return sessions.snapshot();
+    }
+
+    /** Client sessions logged in now (the other side of the client/backend connection ratio). */
+    public int clientConnections() {
+        return sessions.count();
     }
 
     /** Counters of the default hostgroup's writer pool (connections open, idle, waiting...). */
     public PoolStats poolStats() {
-        return hostgroups.get(routing.current().defaultHostgroup()).writer().stats();
+        return hostgroups
+                .get(routing.current().defaultHostgroup())
+                .writer()
+                .pool()
+                .stats();
     }
 
     /** Counters of every backend pool, in hostgroup order. */
@@ -114,6 +143,7 @@ public final class Shardgate implements AutoCloseable {
             int mariaDbCapabilities = relayableMariaDbCapabilities(backend);
             RoutingRules routing = new RoutingRules(rules(config));
             Hostgroups hostgroups = new Hostgroups(config.hostgroups(), connector);
+            SessionRegistry sessions = new SessionRegistry();
             FrontendServices services = new FrontendServices(
                     settings,
                     new UserDirectory(config.users()),
@@ -124,7 +154,8 @@ public final class Shardgate implements AutoCloseable {
                     mariaDbCapabilities,
                     hostgroups,
                     routing,
-                    new AtomicInteger());
+                    new AtomicInteger(),
+                    sessions);
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptor, workers)
@@ -152,7 +183,8 @@ public final class Shardgate implements AutoCloseable {
                     transport.name(),
                     version,
                     hostgroup.writer());
-            return new Shardgate(acceptor, workers, listener, version, hostgroups, routing);
+            ServerMonitor monitor = ServerMonitor.start(hostgroups, connector, workers);
+            return new Shardgate(acceptor, workers, listener, version, hostgroups, routing, monitor, sessions);
         } catch (RuntimeException e) {
             acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -232,6 +264,7 @@ public final class Shardgate implements AutoCloseable {
     @Override
     public void close() {
         listener.close().syncUninterruptibly();
+        monitor.close();
         hostgroups.close();
         Future<?> a = acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         Future<?> w = workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param hostgroups every hostgroup with its connection pools
  * @param routing the sharding rules in force and the plan cache
  * @param connectionIds source of the connection ids clients see
+ * @param sessions the logged-in sessions, for the admin interface
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -32,4 +33,5 @@ public record FrontendServices(
         int mariaDbCapabilities,
         Hostgroups hostgroups,
         RoutingRules routing,
-        AtomicInteger connectionIds) {}
+        AtomicInteger connectionIds,
+        SessionRegistry sessions) {}
