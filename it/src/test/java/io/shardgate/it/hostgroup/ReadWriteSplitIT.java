@@ -58,9 +58,19 @@ class ReadWriteSplitIT {
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE other.things (id INT PRIMARY KEY, note VARCHAR(40))");
         }
-        router = Shardgate.start(RouterConfig.parse(String.join(
+        router = router(true);
+        assertThat(await(() -> info(10, group.replica).lagSeconds() != null))
+                .as("the monitor saw the replica's lag")
+                .isTrue();
+    }
+
+    /** A router in front of both hostgroups; {@code monitored} false: no health checks, no shunning. */
+    private static Shardgate router(boolean monitored) {
+        String monitor =
+                monitored ? "{interval_millis: 100, timeout_millis: 5000, shun_after_failures: 2}" : "{enabled: false}";
+        return Shardgate.start(RouterConfig.parse(String.join(
                 "\n",
-                "server: {port: 0, data_dir: \"" + dir.resolve("router") + "\"}",
+                "server: {port: 0, data_dir: \"" + dir.resolve(monitored ? "router" : "router-unmonitored") + "\"}",
                 "users:",
                 "  - {name: app, password: app-pw}",
                 "hostgroups:",
@@ -70,7 +80,7 @@ class ReadWriteSplitIT {
                 "    user: " + ReplicatedHostgroup.USER,
                 "    password: " + ReplicatedHostgroup.PASSWORD,
                 "    pool: {max_connections: 20, acquire_timeout_millis: 5000}",
-                "    monitor: {interval_millis: 100, timeout_millis: 5000, shun_after_failures: 2}",
+                "    monitor: " + monitor,
                 "    read_your_writes_millis: 600000",
                 "    max_replication_lag: 30",
                 "  - id: 20",
@@ -78,14 +88,11 @@ class ReadWriteSplitIT {
                 "    user: " + ReplicatedHostgroup.USER,
                 "    password: " + ReplicatedHostgroup.PASSWORD,
                 "    pool: {max_connections: 20, acquire_timeout_millis: 5000}",
-                "    monitor: {interval_millis: 100, timeout_millis: 5000, shun_after_failures: 2}",
+                "    monitor: " + monitor,
                 "schemas:",
                 "  - {name: rw, default_hostgroup: 10}",
                 "  - {name: other, default_hostgroup: 20}",
                 "")));
-        assertThat(await(() -> info(10, group.replica).lagSeconds() != null))
-                .as("the monitor saw the replica's lag")
-                .isTrue();
     }
 
     private static MariaDbServer standalone(int port) {
@@ -320,6 +327,20 @@ class ReadWriteSplitIT {
     void aKilledReplicaCostsNoErrorsAndComesBack() throws Exception {
         int port = group.replica.port();
         ReplicatedHostgroup.kill(group.replica);
+        try (Shardgate unmonitored = router(false);
+                Connection c = Driver.MARIADB.connect(
+                        unmonitored.mysqlPort(), "rw", "app", "app-pw", ReplicatedHostgroup.clientOptions())) {
+            // nothing shuns the dead replica here: every read tries it, fails to connect, and is
+            // retried on the writer before the client sees anything
+            for (int i = 0; i < 10; i++) {
+                assertThat(whereAndCount(c)).containsExactly(ReplicatedHostgroup.PRIMARY_ID, 4);
+            }
+            ServerInfo replica = unmonitored.servers().get(10, group.replica.address());
+            assertThat(replica.status()).isEqualTo(ServerStatus.ONLINE);
+            assertThat(replica.pool().connectFailures())
+                    .as("reads that tried the replica")
+                    .isEqualTo(10);
+        }
         try (Connection c = connect("rw")) {
             // connect failures are retried on the writer, before and after the monitor shuns the replica
             for (int i = 0; i < 20; i++) {

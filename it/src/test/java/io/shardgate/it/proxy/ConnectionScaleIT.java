@@ -68,13 +68,14 @@ class ConnectionScaleIT {
     private Shardgate router() {
         return Shardgate.start(RouterConfig.parse(String.join(
                 "\n",
-                "server: {port: 0, data_dir: \"" + dataDir + "\"}",
+                // 2000 logins at once on a shared 2-core machine: backend logins may queue for seconds
+                "server: {port: 0, connect_timeout_millis: 30000, data_dir: \"" + dataDir + "\"}",
                 "users:",
                 "  - {name: app, password: app-pw}",
                 "hostgroups:",
                 "  - {id: 10, writer: \"" + cluster.backend().address() + "\", user: " + ProxyCluster.BACKEND_USER
                         + ", password: " + ProxyCluster.BACKEND_PASSWORD + ", pool: {max_connections: " + CAP
-                        + ", acquire_timeout_millis: 60000}}",
+                        + ", acquire_timeout_millis: 60000}, monitor: {enabled: false}}",
                 "")));
     }
 
@@ -129,8 +130,8 @@ class ConnectionScaleIT {
                 }
                 assertThat(errors).as("statements that failed").isEmpty();
                 for (PoolStats stats : router.allPoolStats()) {
-                    assertThat(stats.open())
-                            .as("connections open in %s", stats.pool())
+                    assertThat(stats.peakOpen())
+                            .as("most connections open at once in %s", stats.pool())
                             .isLessThanOrEqualTo(CAP);
                     assertThat(stats.timeouts()).isZero();
                 }
@@ -140,10 +141,12 @@ class ConnectionScaleIT {
                 }
                 threads.shutdown();
             }
-            // our direct connection and a monitor check may be open besides the router's pool
+            // Besides the pool: what was open before (our direct connection, the shared router's
+            // pool), that router's monitor check, and connections this router closed (handed from
+            // one event loop to another) that the server has not reaped yet: a few, not thousands
             assertThat(status(direct, "Max_used_connections"))
                     .as("connections the server saw at once (%d open before)", openBefore)
-                    .isLessThanOrEqualTo(openBefore + CAP + 1);
+                    .isLessThanOrEqualTo(openBefore + CAP + 5);
             try (Statement s = direct.createStatement();
                     ResultSet rs = s.executeQuery("SELECT id, balance FROM scale_accounts ORDER BY id")) {
                 while (rs.next()) {

@@ -10,15 +10,15 @@ import java.util.List;
  * @param enabled false: no checks; servers stay as the configuration and the API set them
  * @param intervalMillis time between two checks of one server
  * @param timeoutMillis a check not finished by then counts as failed
- * @param shunAfterFailures consecutive failed checks (or failed connects of the pool) before the
- *     server is SHUNNED; one passing check brings it back ONLINE
+ * @param shunAfterFailures consecutive failed checks (or connections of the pool refused or
+ *     unreachable) before the server is SHUNNED; one passing check brings it back ONLINE
  */
 public record MonitorSettings(
         Boolean enabled, Integer intervalMillis, Integer timeoutMillis, Integer shunAfterFailures) {
     public MonitorSettings {
         enabled = enabled == null ? Boolean.TRUE : enabled;
         intervalMillis = intervalMillis == null ? 2000 : intervalMillis;
-        timeoutMillis = timeoutMillis == null ? 1000 : timeoutMillis;
+        timeoutMillis = timeoutMillis == null ? 2000 : timeoutMillis;
         shunAfterFailures = shunAfterFailures == null ? 3 : shunAfterFailures;
     }
 

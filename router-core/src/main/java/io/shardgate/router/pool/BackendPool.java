@@ -32,6 +32,7 @@ public final class BackendPool implements AutoCloseable {
     private final String label;
     private final ConnectHealth health;
     private final AtomicInteger open = new AtomicInteger();
+    private final AtomicInteger peakOpen = new AtomicInteger();
     private final Map<EventLoop, PoolPartition> partitions = new ConcurrentHashMap<>();
     final LongAdder created = new LongAdder();
     final LongAdder timeouts = new LongAdder();
@@ -124,6 +125,7 @@ public final class BackendPool implements AutoCloseable {
                 return false;
             }
             if (open.compareAndSet(n, n + 1)) {
+                peakOpen.accumulateAndGet(n + 1, Math::max);
                 return true;
             }
         }
@@ -179,7 +181,8 @@ public final class BackendPool implements AutoCloseable {
             idle += p.idleCount();
             waiting += p.waiterCount();
         }
-        return new PoolStats(label, open.get(), idle, waiting, created.sum(), timeouts.sum(), connectFailures.sum());
+        return new PoolStats(
+                label, open.get(), peakOpen.get(), idle, waiting, created.sum(), timeouts.sum(), connectFailures.sum());
     }
 
     @Override

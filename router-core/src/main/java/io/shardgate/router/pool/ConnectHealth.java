@@ -13,6 +13,6 @@ public interface ConnectHealth {
     /** A new connection logged in. */
     void connected();
 
-    /** A connection attempt failed (refused, timed out, login rejected). */
+    /** A TCP connection to the server could not be made (refused, unreachable, connect timeout). */
     void connectFailed(String error);
 }

@@ -31,6 +31,12 @@ public final class PoolPartition {
     public static final int ER_MAX_CONNECT_TIMEOUT = 9001;
     /** The server is SHUNNED or OFFLINE: answered at once rather than after the acquire timeout. */
     public static final int ER_SERVER_UNAVAILABLE = 9002;
+    /** How long a server may take to close after COM_QUIT before the router closes the connection. */
+    static final long QUIT_MILLIS = 2000;
+
+    /** The error BackendConnector gives when the TCP connection itself fails. */
+    private static final int CANT_CONNECT = 2003;
+
     /** How long a waiter relies on its own loop before other loops give up an idle connection. */
     static final long STEAL_AFTER_MILLIS = 20;
 
@@ -164,7 +170,11 @@ public final class PoolPartition {
         connect.addListener(f -> {
             if (!f.isSuccess()) {
                 pool.connectFailures.increment();
-                pool.health().connectFailed(f.cause().getMessage());
+                if (f.cause() instanceof BackendException be && be.error().code() == CANT_CONNECT) {
+                    // refused or unreachable: the server is down. A slow login only says it is busy,
+                    // and shunning a busy server would turn load into an outage
+                    pool.health().connectFailed(f.cause().getMessage());
+                }
                 owned--;
                 pool.slotFreed(this);
                 promise.tryFailure(f.cause());
@@ -235,8 +245,14 @@ public final class PoolPartition {
             owned--;
             idle.remove(c);
             all.remove(c);
-            c.relay().closeQuietly(c.channel());
-            pool.slotFreed(this);
+            // the slot is free once the connection is closed: until then the server still counts it
+            c.channel().closeFuture().addListener(f -> pool.slotFreed(this));
+            if (c.channel().isActive() && c.relay().idle()) {
+                c.relay().target(c);
+                c.relay().quit(c.channel(), QUIT_MILLIS);
+            } else {
+                c.relay().closeQuietly(c.channel()); // mid-response or dead: no clean goodbye possible
+            }
         }
     }
 

@@ -18,7 +18,7 @@ class HostgroupConfigTest {
         assertThat(h.readers()).isEmpty();
         assertThat(h.readYourWritesMillis()).isEqualTo(1000);
         assertThat(h.maxReplicationLag()).isZero();
-        assertThat(h.monitor()).isEqualTo(new MonitorSettings(true, 2000, 1000, 3));
+        assertThat(h.monitor()).isEqualTo(new MonitorSettings(true, 2000, 2000, 3));
     }
 
     @Test
@@ -45,7 +45,7 @@ class HostgroupConfigTest {
                 .isEqualTo(100);
         assertThat(h.readYourWritesMillis()).isZero();
         assertThat(h.maxReplicationLag()).isEqualTo(10);
-        assertThat(h.monitor()).isEqualTo(new MonitorSettings(true, 500, 1000, 5));
+        assertThat(h.monitor()).isEqualTo(new MonitorSettings(true, 500, 2000, 5));
     }
 
     @Test
