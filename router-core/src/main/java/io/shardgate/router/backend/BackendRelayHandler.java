@@ -6,8 +6,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.shardgate.protocol.codec.ResponseScanner;
 import io.shardgate.protocol.codec.UnexpectedResponseException;
-import io.shardgate.protocol.type.Command;
-import io.shardgate.router.net.PacketWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -209,23 +207,6 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
             ctx.close();
             target.backendLost("backend " + label + ": " + reason, midPacket, nextSequenceId);
         }
-    }
-
-    /**
-     * Ends an idle server session cleanly: COM_QUIT, and the server closes the connection (closed
-     * from here after {@code millis} if it does not); reports nothing. The server frees the
-     * session before the close completes, so a pool that counts the slot free on close never has
-     * more sessions on the server than its bound (and the server logs no aborted connection).
-     */
-    public void quit(Channel backend, long millis) {
-        closing = true;
-        backend.writeAndFlush(PacketWriter.frame(backend.alloc(), 0, 1, out -> out.writeByte(Command.COM_QUIT.code())))
-                .addListener(f -> {
-                    if (!f.isSuccess()) {
-                        backend.close();
-                    }
-                });
-        backend.eventLoop().schedule(() -> backend.close(), millis, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     /** Closes the backend on the router's initiative (the client left); reports nothing. */

@@ -278,6 +278,7 @@ final class BackendLease implements RelayTarget {
                     : Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "no backend connection: " + cause);
             if (retry
                     && error.code() != PoolPartition.ER_MAX_CONNECT_TIMEOUT
+                    && error.code() != PoolPartition.ER_SERVER_SHUTDOWN
                     && owner.client().isActive()) {
                 // nothing reached a server yet: try once more, elsewhere when there is an elsewhere
                 borrow(server(server), desired, then, false);

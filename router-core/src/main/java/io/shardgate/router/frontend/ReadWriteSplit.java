@@ -10,8 +10,8 @@ import java.util.Locale;
  * The read/write split: whether one statement for a hostgroup may run on a reader or must run on
  * the writer. A reader serves it only when all of these hold:
  * <ul>
- *   <li>it is a read: the planner's role is READER (a SELECT that does not lock, SHOW...) or a
- *       query rule says {@code role: reader}; {@code role: writer} always wins;
+ *   <li>it is a SELECT the planner gives the READER role (it does not lock) or a query rule says
+ *       {@code role: reader}; {@code role: writer} always wins;
  *   <li>it leaves nothing behind in the server session (no user variables, GET_LOCK, FOUND_ROWS,
  *       temporary tables...: those pin, and must live where the session's later statements go);
  *   <li>the session is outside any transaction, autocommit is on, and it holds no connection of
@@ -37,11 +37,14 @@ final class ReadWriteSplit {
         if (writer == null) {
             return null;
         }
-        boolean read = kind == StatementKind.SELECT || kind == StatementKind.SHOW;
-        if (role != Role.READER || !read || insert || !effects.pins().isEmpty()) {
-            if (!read || insert || role == null) {
-                writer.writing();
-            }
+        if (kind != StatementKind.SELECT && kind != StatementKind.SHOW || insert) {
+            writer.writing();
+            return writer;
+        }
+        // SHOW stays on the writer: SHOW WARNINGS and friends describe that server session
+        if (role != Role.READER
+                || kind != StatementKind.SELECT
+                || !effects.pins().isEmpty()) {
             return writer;
         }
         if (!writer.hostgroup().hasReaders()

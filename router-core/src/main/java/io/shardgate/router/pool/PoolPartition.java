@@ -31,8 +31,8 @@ public final class PoolPartition {
     public static final int ER_MAX_CONNECT_TIMEOUT = 9001;
     /** The server is SHUNNED or OFFLINE: answered at once rather than after the acquire timeout. */
     public static final int ER_SERVER_UNAVAILABLE = 9002;
-    /** How long a server may take to close after COM_QUIT before the router closes the connection. */
-    static final long QUIT_MILLIS = 2000;
+    /** ER_SERVER_SHUTDOWN: the router is closing its pools. */
+    public static final int ER_SERVER_SHUTDOWN = 1053;
 
     /** The error BackendConnector gives when the TCP connection itself fails. */
     private static final int CANT_CONNECT = 2003;
@@ -87,6 +87,9 @@ public final class PoolPartition {
      */
     public Future<PooledConnection> acquire(ConnectionKind kind, PooledConnection previous) {
         Promise<PooledConnection> promise = loop.newPromise();
+        if (pool.closed()) {
+            return promise.setFailure(shutdown());
+        }
         if (pool.refusal() != null) {
             return promise.setFailure(unavailable());
         }
@@ -130,6 +133,10 @@ public final class PoolPartition {
                         + pool.hostgroup().id() + " after " + millis
                         + "ms (all " + pool.settings().maxConnections() + " connections to " + pool.address()
                         + " busy)")));
+    }
+
+    private static BackendException shutdown() {
+        return new BackendException(new ErrPacket(ER_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress"));
     }
 
     private BackendException unavailable() {
@@ -245,14 +252,9 @@ public final class PoolPartition {
             owned--;
             idle.remove(c);
             all.remove(c);
-            // the slot is free once the connection is closed: until then the server still counts it
+            // the slot is free once the socket is closed, not while the close is still queued
             c.channel().closeFuture().addListener(f -> pool.slotFreed(this));
-            if (c.channel().isActive() && c.relay().idle()) {
-                c.relay().target(c);
-                c.relay().quit(c.channel(), QUIT_MILLIS);
-            } else {
-                c.relay().closeQuietly(c.channel()); // mid-response or dead: no clean goodbye possible
-            }
+            c.relay().closeQuietly(c.channel());
         }
     }
 
@@ -378,6 +380,6 @@ public final class PoolPartition {
         while ((c = idle.poll()) != null) {
             discard(c);
         }
-        failWaiters(new BackendException(new ErrPacket(1053, "08S01", "Server shutdown in progress")));
+        failWaiters(shutdown());
     }
 }
