@@ -115,10 +115,11 @@ cpu_ticks() { # pid -> utime+stime in clock ticks (fields 14 and 15; comm may co
 say "building the it launcher and the router jar (./mvnw -q package -DskipTests)"
 modules=it
 case " $TARGETS " in *" shardgate "* | *" shardgate-sharded "*) modules="router-core,it" ;; esac
-./mvnw -q -B -ntp -pl "$modules" -am package -DskipTests -Dspotless.check.skip=true >"$work/build.log" 2>&1 \
+# one reactor build: the classpath of `it` then names the modules' fresh jars (no `mvn install`);
+# each module writes the file in turn and `it` comes last
+./mvnw -q -B -ntp -pl "$modules" -am package dependency:build-classpath -DskipTests -Dspotless.check.skip=true \
+  -Dmdep.outputFile="$work/it.classpath" >"$work/build.log" 2>&1 \
   || { tail -n 40 "$work/build.log" >&2; die "build failed (log above)"; }
-./mvnw -q -B -ntp -pl it dependency:build-classpath -Dmdep.outputFile="$work/it.classpath" >>"$work/build.log" 2>&1 \
-  || { tail -n 40 "$work/build.log" >&2; die "cannot compute the it classpath"; }
 it_classpath="$root/it/target/classes:$(cat "$work/it.classpath")"
 
 # --- MariaDB ----------------------------------------------------------------------------------------
@@ -271,7 +272,7 @@ name=proxy-overhead
 [ -z "$RATE" ] || name="$name-rate$RATE"
 csv="$RESULTS/$name-$stamp.csv"
 report="$RESULTS/$name-$stamp.md"
-echo "target,threads,seconds,tps,qps,p95_ms,avg_ms,queries,errors,reconnects,exit_code,proxy_cpu_us_per_query,mariadb_cpu_us_per_query,proxy_rss_mb,backend_max_used_connections" >"$csv"
+echo "target,threads,seconds,tps,qps,p95_ms,avg_ms,queries,errors,reconnects,exit_code,proxy_cpu_us_per_query,mariadb_cpu_us_per_query,proxy_rss_mb,backend_max_used_connections,backend_connections_before" >"$csv"
 
 for threads in $THREADS; do
   for target in "${active[@]}"; do
@@ -280,6 +281,8 @@ for threads in $THREADS; do
     [ -z "${pid[$target]}" ] || proxy_before=$(cpu_ticks "${pid[$target]}")
     db_before=$(cpu_ticks "$db_pid")
     db_sql "FLUSH STATUS" >/dev/null
+    # open before the run: the router's idle pool, HAProxy's none, this CLI's own (1)
+    open_before=$(db_sql "SHOW GLOBAL STATUS LIKE 'Threads_connected'")
     exit_code=0
     output=$(run_sysbench "$target" "$threads" "$DURATION" "${rate_opts[@]}") || exit_code=$?
     max_used=$(db_sql "SHOW GLOBAL STATUS LIKE 'Max_used_connections'")
@@ -309,8 +312,8 @@ for threads in $THREADS; do
     if [ "${queries:-0}" -gt 0 ]; then
       db_us=$(awk -v t=$((db_after - db_before)) -v hz="$hz" -v q="$queries" 'BEGIN {printf "%.1f", t / hz * 1e6 / q}')
     fi
-    echo "$target,$threads,$DURATION,${tps:-},${qps:-},${p95:-},${avg:-},${queries:-0},$errors,${reconnects:-},$exit_code,$proxy_us,$db_us,$rss,$max_used" >>"$csv"
-    say "  $target x$threads: qps=${qps:-?} p95=${p95:-?}ms errors=$errors proxy_cpu=${proxy_us:--}us/q mariadb_cpu=${db_us:-?}us/q rss=${rss:--}MiB backend_connections=${max_used:--}"
+    echo "$target,$threads,$DURATION,${tps:-},${qps:-},${p95:-},${avg:-},${queries:-0},$errors,${reconnects:-},$exit_code,$proxy_us,$db_us,$rss,$max_used,$open_before" >>"$csv"
+    say "  $target x$threads: qps=${qps:-?} p95=${p95:-?}ms errors=$errors proxy_cpu=${proxy_us:--}us/q mariadb_cpu=${db_us:-?}us/q rss=${rss:--}MiB backend_connections=${max_used:--} (open before: ${open_before:--})"
   done
 done
 
@@ -334,10 +337,13 @@ cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
   echo "  load average before measuring: $load_before, after: $load_after (other work on the machine skews results)"
   echo
   echo "CPU per query is the process's utime+stime delta over the run divided by the queries sysbench"
-  echo "completed. Ratios are against direct at the same thread count."
+  echo "completed. Ratios are against direct at the same thread count. Backend connections used is"
+  echo "MariaDB's Max_used_connections over the run (FLUSH STATUS before it); it includes the"
+  echo "connections already open before the run (last column: the router's idle pool, the CLI's own),"
+  echo "so for direct and HAProxy subtract those, for Shardgate it bounds what its pool used."
   echo
-  echo "| target | threads | qps | qps vs direct | p95 ms | p95 vs direct | errors | proxy CPU µs/query | MariaDB CPU µs/query | proxy RSS MiB | backend connections used |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| target | threads | qps | qps vs direct | p95 ms | p95 vs direct | errors | proxy CPU µs/query | MariaDB CPU µs/query | proxy RSS MiB | backend connections used | open before |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   awk -F, 'NR > 1 {
       key = $2; if ($1 == "direct") { dq[key] = $5; dp[key] = $6 }
       rows[NR] = $0
@@ -347,7 +353,7 @@ cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         split(rows[i], f, ",")
         qr = (dq[f[2]] > 0) ? sprintf("%.2f", f[5] / dq[f[2]]) : "-"
         pr = (dp[f[2]] > 0) ? sprintf("%.2f", f[6] / dp[f[2]]) : "-"
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[5], qr, f[6], pr, f[9], (f[12] == "" ? "-" : f[12]), f[13], (f[14] == "" ? "-" : f[14]), (f[15] == "" ? "-" : f[15])
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[5], qr, f[6], pr, f[9], (f[12] == "" ? "-" : f[12]), f[13], (f[14] == "" ? "-" : f[14]), (f[15] == "" ? "-" : f[15]), (f[16] == "" ? "-" : f[16])
       }
     }' "$csv"
   echo
