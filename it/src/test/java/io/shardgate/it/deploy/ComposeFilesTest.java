@@ -136,7 +136,8 @@ class ComposeFilesTest {
     void everyHostgroupServerIsAComposeMySqlServiceOnItsPort() {
         Set<String> used = new TreeSet<>();
         for (HostgroupConfig hostgroup : config.hostgroups()) {
-            List<String> servers = new ArrayList<>(hostgroup.readers());
+            List<String> servers = new ArrayList<>();
+            hostgroup.readers().forEach(reader -> servers.add(reader.address()));
             servers.add(hostgroup.writer());
             for (String server : servers) {
                 BackendAddress address = BackendAddress.parse(server);
@@ -174,7 +175,7 @@ class ComposeFilesTest {
                 config.hostgroups().stream().filter(h -> !h.readers().isEmpty()).toList();
         assertThat(withReaders).hasSize(1);
         HostgroupConfig hostgroup = withReaders.get(0);
-        String replica = BackendAddress.parse(hostgroup.readers().get(0)).host();
+        String replica = BackendAddress.parse(hostgroup.readers().get(0).address()).host();
         String writer = hostgroup.writerAddress().host();
 
         assertThat(source)

@@ -11,17 +11,33 @@ import java.util.Objects;
  *
  * @param id number referenced by schemas and query rules
  * @param writer {@code host:port} of the primary
- * @param readers {@code host:port} of replicas
- * @param user backend account
+ * @param readers replicas that serve reads outside transactions, by weight
+ * @param user backend account (the monitor logs in with it too)
  * @param password backend password (may be empty)
  * @param pool connection pool settings for each server of the hostgroup
+ * @param monitor health checks of the hostgroup's servers
+ * @param readYourWritesMillis after a session wrote to this hostgroup its reads stay on the
+ *     writer this long, so a read right after a write sees it (default 1000)
+ * @param maxReplicationLag seconds a reader may lag behind its primary and still serve reads
+ *     (0, the default: lag is not checked); a reader whose replication is stopped counts as over
  */
 public record HostgroupConfig(
-        int id, String writer, List<String> readers, String user, String password, PoolSettings pool) {
+        int id,
+        String writer,
+        List<ReaderConfig> readers,
+        String user,
+        String password,
+        PoolSettings pool,
+        MonitorSettings monitor,
+        Integer readYourWritesMillis,
+        Integer maxReplicationLag) {
     public HostgroupConfig {
         readers = readers == null ? List.of() : List.copyOf(readers);
         password = password == null ? "" : password;
         pool = pool == null ? PoolSettings.defaults() : pool;
+        monitor = monitor == null ? MonitorSettings.defaults() : monitor;
+        readYourWritesMillis = readYourWritesMillis == null ? 1000 : readYourWritesMillis;
+        maxReplicationLag = maxReplicationLag == null ? 0 : maxReplicationLag;
     }
 
     List<String> validate() {
@@ -32,13 +48,26 @@ public record HostgroupConfig(
         } else {
             checkAddress(problems, at + ".writer", writer);
         }
-        for (String reader : readers) {
-            checkAddress(problems, at + ".readers", reader);
+        List<String> addresses = new ArrayList<>();
+        if (writer != null) {
+            addresses.add(writer.trim());
+        }
+        for (int i = 0; i < readers.size(); i++) {
+            ReaderConfig reader = readers.get(i);
+            problems.addAll(reader.validate(at + ".readers[" + i + "]"));
+            if (reader.address() != null && addresses.contains(reader.address().trim())) {
+                problems.add(at + ".readers[" + i + "]: " + reader.address() + " is listed twice");
+            }
+            addresses.add(reader.address() == null ? "" : reader.address().trim());
         }
         if (user == null || user.isEmpty()) {
             problems.add(at + ".user is required");
         }
+        if (readYourWritesMillis < 0 || maxReplicationLag < 0) {
+            problems.add(at + ".read_your_writes_millis and max_replication_lag must not be negative");
+        }
         problems.addAll(pool.validate(at));
+        problems.addAll(monitor.validate(at));
         return problems;
     }
 

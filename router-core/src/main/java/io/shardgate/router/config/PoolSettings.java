@@ -30,6 +30,13 @@ public record PoolSettings(
         multiplexing = multiplexing == null ? Boolean.TRUE : multiplexing;
     }
 
+    /** These settings with another per-server connection bound (a reader's own {@code max_connections}). */
+    public PoolSettings withMaxConnections(Integer max) {
+        return max == null
+                ? this
+                : new PoolSettings(max, acquireTimeoutMillis, idleTimeoutMillis, maxLifetimeMillis, multiplexing);
+    }
+
     static PoolSettings defaults() {
         return new PoolSettings(null, null, null, null, null);
     }

@@ -15,6 +15,7 @@ import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PoolPartition;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.routing.BackendServer;
 import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.SessionVariables;
@@ -50,7 +51,10 @@ final class BackendLease implements RelayTarget {
     static final long INSERT_ID_HOLD_MILLIS = 1000;
 
     private final Hostgroup hostgroup;
-    private final PoolPartition partition;
+    /** True for the lease that runs reads on the hostgroup's readers; false for its writer's. */
+    private final boolean reads;
+
+    private final EventLoop loop;
     private final LeaseOwner owner;
     private final EnumSet<PinReason> pins = EnumSet.noneOf(PinReason.class);
     private ConnectionKind kind;
@@ -65,9 +69,15 @@ final class BackendLease implements RelayTarget {
     /** Receives the response of the internal command in flight. */
     private BiConsumer<ByteBuf, Boolean> internal;
 
-    BackendLease(Hostgroup hostgroup, EventLoop loop, ConnectionKind kind, LeaseOwner owner) {
+    /** When the last write through this lease ended (System.nanoTime), for read-your-writes. */
+    private long lastWriteNanos;
+
+    private boolean writing;
+
+    BackendLease(Hostgroup hostgroup, boolean reads, EventLoop loop, ConnectionKind kind, LeaseOwner owner) {
         this.hostgroup = hostgroup;
-        this.partition = hostgroup.partition(loop);
+        this.reads = reads;
+        this.loop = loop;
         this.kind = kind;
         this.owner = owner;
         if (!hostgroup.config().pool().multiplexing()) {
@@ -78,6 +88,22 @@ final class BackendLease implements RelayTarget {
     /** The hostgroup this lease borrows from. */
     Hostgroup hostgroup() {
         return hostgroup;
+    }
+
+    /** True for a reader lease (reads outside transactions), false for the writer's. */
+    boolean reads() {
+        return reads;
+    }
+
+    /** The statement about to run changes data: its end starts the read-your-writes window. */
+    void writing() {
+        writing = true;
+        lastWriteNanos = System.nanoTime();
+    }
+
+    /** True when the session wrote through this lease less than {@code millis} ago. */
+    boolean wroteWithin(long millis, long now) {
+        return lastWriteNanos != 0 && now - lastWriteNanos < TimeUnit.MILLISECONDS.toNanos(millis);
     }
 
     /** True when the connection held (if any) has a transaction open or autocommit off. */
@@ -208,27 +234,71 @@ final class BackendLease implements RelayTarget {
             align(desired, next);
             return;
         }
-        Future<PooledConnection> borrow = partition.acquire(kind.withSchema(desired.schema()), previous);
+        borrow(server(null), desired, next, true);
+    }
+
+    /** The server for a new borrow: the writer, or for a read a reader by weight (the writer if none). */
+    private BackendServer server(BackendServer failed) {
+        if (reads) {
+            BackendServer reader = hostgroup.pickReader(failed);
+            if (reader != null) {
+                return reader;
+            }
+        }
+        return hostgroup.writer();
+    }
+
+    private void borrow(
+            BackendServer server,
+            SessionVariables desired,
+            BiConsumer<PooledConnection, ErrPacket> then,
+            boolean retry) {
+        PoolPartition partition = server.pool().partition(loop);
+        Future<PooledConnection> borrow = partition.acquire(
+                kind.withSchema(desired.schema()),
+                previous != null && previous.partition() == partition ? previous : null);
         previous = null;
         if (borrow.isDone()) {
-            onBorrowed(borrow, desired, next);
+            onBorrowed(borrow, server, desired, then, retry);
         } else {
-            borrow.addListener(f -> onBorrowed(borrow, desired, next));
+            borrow.addListener(f -> onBorrowed(borrow, server, desired, then, retry));
         }
     }
 
     private void onBorrowed(
-            Future<PooledConnection> borrow, SessionVariables desired, BiConsumer<PooledConnection, ErrPacket> then) {
+            Future<PooledConnection> borrow,
+            BackendServer server,
+            SessionVariables desired,
+            BiConsumer<PooledConnection, ErrPacket> then,
+            boolean retry) {
         if (!borrow.isSuccess()) {
             Throwable cause = borrow.cause();
-            then.accept(
-                    null,
-                    cause instanceof BackendException be
-                            ? be.error()
-                            : Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "no backend connection: " + cause));
+            ErrPacket error = cause instanceof BackendException be
+                    ? be.error()
+                    : Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "no backend connection: " + cause);
+            if (retry
+                    && error.code() != PoolPartition.ER_MAX_CONNECT_TIMEOUT
+                    && error.code() != PoolPartition.ER_SERVER_SHUTDOWN
+                    && owner.client().isActive()) {
+                // nothing reached a server yet: try once more, elsewhere when there is an elsewhere
+                borrow(server(server), desired, then, false);
+            } else {
+                then.accept(null, error);
+            }
             return;
         }
-        current = borrow.getNow();
+        PooledConnection c = borrow.getNow();
+        if (!c.channel().isActive()) {
+            // died between the pool's check and now: nothing was sent on it, so take another
+            c.partition().discard(c);
+            if (retry) {
+                borrow(server(server), desired, then, false);
+            } else {
+                then.accept(null, new ErrPacket(2013, "08S01", "Lost connection to backend " + server.address()));
+            }
+            return;
+        }
+        current = c;
         current.relay().target(this);
         align(desired, then);
     }
@@ -322,6 +392,10 @@ final class BackendLease implements RelayTarget {
      */
     void afterResponse(int status, boolean insert) {
         statusFlags = status;
+        if (writing) {
+            writing = false;
+            lastWriteNanos = System.nanoTime();
+        }
         statements++;
         if (insert) {
             insertIdHold = INSERT_ID_HOLD;
@@ -354,7 +428,7 @@ final class BackendLease implements RelayTarget {
             PooledConnection c = current;
             current = null;
             previous = c;
-            partition.release(c);
+            c.partition().release(c);
         }
     }
 
@@ -363,7 +437,7 @@ final class BackendLease implements RelayTarget {
         if (current != null) {
             PooledConnection c = current;
             current = null;
-            partition.discard(c);
+            c.partition().discard(c);
         }
         internal = null;
     }
@@ -381,7 +455,7 @@ final class BackendLease implements RelayTarget {
         if (clean) {
             PooledConnection c = current;
             current = null;
-            partition.release(c);
+            c.partition().release(c);
         } else {
             discard();
         }

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param routing the sharding rules in force and the plan cache
  * @param connectionIds source of the connection ids clients see
  * @param metrics meters the sessions update (commands, errors)
+ * @param sessions the logged-in sessions, for the admin interface
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -35,4 +36,5 @@ public record FrontendServices(
         Hostgroups hostgroups,
         RoutingRules routing,
         AtomicInteger connectionIds,
-        RouterMetrics metrics) {}
+        RouterMetrics metrics,
+        SessionRegistry sessions) {}

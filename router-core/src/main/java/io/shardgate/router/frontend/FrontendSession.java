@@ -137,6 +137,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             }
             int status = lease.current().relay().statusFlags();
             lease.releaseIfFree();
+            services.sessions().add(connectionId, this);
             reply(loginSequenceId, OkPacket.of(0, 0, status, 0));
             ctx.channel().config().setAutoRead(true);
             drain();
@@ -506,6 +507,19 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         return leases.get(services.routing().current().anyHostgroupOf(desired.schema(), table));
     }
 
+    /** What the admin interface shows of this session; call on its event loop. */
+    SessionInfo info() {
+        Set<PinReason> pins = leases.pins();
+        return new SessionInfo(
+                connectionId,
+                user.name(),
+                desired.schema(),
+                String.valueOf(ctx.channel().remoteAddress()),
+                !pins.isEmpty(),
+                pins.stream().map(PinReason::description).toList(),
+                leases.held());
+    }
+
     SessionLeases leases() {
         return leases;
     }
@@ -562,6 +576,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     void closeWith(ByteBuf lastPacket) {
         changeUser = null;
         closed = true;
+        services.sessions().remove(connectionId);
         releaseWaiting();
         leases.discard();
         ctx.writeAndFlush(lastPacket).addListener(ChannelFutureListener.CLOSE);
@@ -569,6 +584,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     private void close() {
         closed = true;
+        services.sessions().remove(connectionId);
         releaseWaiting();
         leases.close();
         ctx.close();
@@ -598,6 +614,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        services.sessions().remove(connectionId);
         if (!closed) {
             closed = true;
             releaseWaiting();

@@ -55,6 +55,16 @@ final class PreparedRoute {
         return passThrough < 0 && plan.route() instanceof Route.Refuse refuse ? refuse : null;
     }
 
+    /** True for a SELECT or SHOW: executing it changes no data (COMMIT, writes and DDL do). */
+    boolean reads() {
+        String session = sessionStatement();
+        if (session != null) {
+            return !session.equals("COMMIT");
+        }
+        return plan.kind() == io.shardgate.sharding.plan.StatementKind.SELECT
+                || plan.kind() == io.shardgate.sharding.plan.StatementKind.SHOW;
+    }
+
     /** SET, BEGIN, COMMIT...: the session statement's first word, or null. */
     String sessionStatement() {
         return plan.route() instanceof Route.Session s ? s.statement() : null;

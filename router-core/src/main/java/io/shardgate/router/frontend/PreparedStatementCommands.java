@@ -141,6 +141,9 @@ final class PreparedStatementCommands {
         if (lease == null) {
             return;
         }
+        if (command == Command.COM_STMT_EXECUTE && !statement.route.reads()) {
+            lease.writing(); // read-your-writes: the session's next text reads stay on the writer
+        }
         Packet command0 = packet;
         if (command == Command.COM_STMT_RESET
                 && (lease.current() == null || lease.current().statementId(statement.sql) == null)) {

@@ -15,10 +15,12 @@ import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.RenderedSql;
 import io.shardgate.sharding.plan.Route;
 import io.shardgate.sharding.plan.ShardSql;
+import io.shardgate.sharding.plan.StatementKind;
 import io.shardgate.sharding.plan.Target;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.plan.Values;
 import io.shardgate.sharding.rule.QueryRuleMatch;
+import io.shardgate.sharding.rule.Role;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import io.shardgate.sharding.rule.SchemaRule;
 import io.shardgate.sharding.rule.TableRule;
@@ -72,14 +74,15 @@ final class QueryRouter {
         StatementEffects effects = StatementScanner.scan(sql);
         boolean insert = isInsert(sql);
         if (rule.destinationHostgroup() != null) {
-            single(packet, rule.destinationHostgroup(), null, effects, insert, rule);
+            single(packet, rule.destinationHostgroup(), null, effects, insert, rule, null, rule.role());
             return;
         }
         Plan plan = session.services().routing().plan(digest, schema, rules);
         Route route = plan.route();
+        Role role = rule.role() != null ? rule.role() : plan.role();
         if (route instanceof Route.Refuse refuse) {
             if (passesThrough(digest, rules, schema)) {
-                single(packet, rules.homeOf(schema), null, effects, insert, rule);
+                single(packet, rules.homeOf(schema), null, effects, insert, rule, plan.kind(), role);
             } else {
                 packet.release();
                 session.reply(1, refusal(refuse));
@@ -101,7 +104,7 @@ final class QueryRouter {
         if (targets.anyOne() || list.size() == 1) {
             Target target = targets.anyOne() ? pickOne(list) : list.get(0);
             RenderedSql rewritten = plan.sql() instanceof ShardSql.Verbatim ? null : plan.sql(targets, target, values);
-            single(packet, target.hostgroup(), rewritten, effects, insert, rule);
+            single(packet, target.hostgroup(), rewritten, effects, insert, rule, plan.kind(), role);
             return;
         }
         packet.release();
@@ -109,6 +112,14 @@ final class QueryRouter {
         if (refusal != null) {
             session.reply(1, Errors.notSupported(refusal));
             return;
+        }
+        if (plan.kind() != StatementKind.SELECT) {
+            targets.targets().forEach(t -> {
+                BackendLease lease = session.leases().get(t.hostgroup());
+                if (lease != null) {
+                    lease.writing();
+                }
+            });
         }
         new ScatterExecution(session, plan, targets, values).start();
     }
@@ -172,8 +183,10 @@ final class QueryRouter {
             RenderedSql rewritten,
             StatementEffects effects,
             boolean insert,
-            QueryRuleMatch rule) {
-        BackendLease lease = session.leases().get(hostgroup);
+            QueryRuleMatch rule,
+            StatementKind kind,
+            Role role) {
+        BackendLease lease = ReadWriteSplit.lease(session, hostgroup, kind, role, effects, insert);
         if (lease == null) {
             packet.release();
             session.reply(1, Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "hostgroup " + hostgroup + " is not configured"));
@@ -212,6 +225,8 @@ final class QueryRouter {
             }
             case "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE" -> {
                 List<BackendLease> others = session.leases().inTransaction(home);
+                home.writing(); // read-your-writes counts from the end of the transaction
+                others.forEach(BackendLease::writing);
                 if (others.isEmpty()) {
                     session.run(home, packet, Response.RESULT_SET, effects, false);
                 } else {

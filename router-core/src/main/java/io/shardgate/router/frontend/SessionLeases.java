@@ -14,7 +14,9 @@ import java.util.Set;
 /**
  * A client session's leases, one per hostgroup it has used: a statement routed to hostgroup
  * {@code h} borrows through {@code get(h)}, so a transaction that touched several shards holds
- * one connection on each. Created on first use; runs on the session's event loop.
+ * one connection on each. Reads that may run on a replica borrow through {@code reader(h)}, a
+ * second lease of the hostgroup that picks a reader per statement and never holds a connection
+ * between statements. Created on first use; runs on the session's event loop.
  */
 final class SessionLeases {
     private final Hostgroups hostgroups;
@@ -34,9 +36,18 @@ final class SessionLeases {
         this.owner = owner;
     }
 
-    /** The lease of hostgroup {@code id}, or null when no such hostgroup exists. */
+    /** The writer lease of hostgroup {@code id}, or null when no such hostgroup exists. */
     BackendLease get(int id) {
-        BackendLease known = find(id);
+        return lease(id, false);
+    }
+
+    /** The reader lease of hostgroup {@code id} (see {@link ReadWriteSplit}), or null. */
+    BackendLease reader(int id) {
+        return lease(id, true);
+    }
+
+    private BackendLease lease(int id, boolean reads) {
+        BackendLease known = find(id, reads);
         if (known != null) {
             return used(known);
         }
@@ -44,19 +55,34 @@ final class SessionLeases {
         if (hostgroup == null) {
             return null;
         }
-        BackendLease lease = new BackendLease(hostgroup, loop, kind, owner);
+        BackendLease lease = new BackendLease(hostgroup, reads, loop, kind, owner);
         leases.add(lease);
         return used(lease);
     }
 
-    /** The lease of hostgroup {@code id} if the session has used it, else null. */
+    /** The writer lease of hostgroup {@code id} if the session has used it, else null. */
     BackendLease find(int id) {
+        return find(id, false);
+    }
+
+    private BackendLease find(int id, boolean reads) {
         for (BackendLease lease : leases) {
-            if (lease.hostgroup().id() == id) {
+            if (lease.hostgroup().id() == id && lease.reads() == reads) {
                 return lease;
             }
         }
         return null;
+    }
+
+    /** Backend connections the session holds right now (pinned or mid-statement). */
+    int held() {
+        int n = 0;
+        for (BackendLease lease : leases) {
+            if (lease.current() != null) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private BackendLease used(BackendLease lease) {

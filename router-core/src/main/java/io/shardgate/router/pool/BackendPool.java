@@ -30,19 +30,61 @@ public final class BackendPool implements AutoCloseable {
     private final BackendConnector connector;
     private final PoolSettings settings;
     private final String label;
+    private final ConnectHealth health;
     private final AtomicInteger open = new AtomicInteger();
+    private final AtomicInteger peakOpen = new AtomicInteger();
     private final Map<EventLoop, PoolPartition> partitions = new ConcurrentHashMap<>();
     final LongAdder created = new LongAdder();
     final LongAdder timeouts = new LongAdder();
     final LongAdder connectFailures = new LongAdder();
     private volatile boolean closed;
+    /** Why the server takes no new work (SHUNNED, OFFLINE...), or null when it does. */
+    private volatile String refusal;
 
-    public BackendPool(HostgroupConfig hostgroup, BackendAddress address, BackendConnector connector) {
+    public BackendPool(
+            HostgroupConfig hostgroup,
+            BackendAddress address,
+            PoolSettings settings,
+            BackendConnector connector,
+            ConnectHealth health) {
         this.hostgroup = hostgroup;
         this.address = address;
         this.connector = connector;
-        this.settings = hostgroup.pool();
+        this.settings = settings;
+        this.health = health;
         this.label = "hostgroup " + hostgroup.id() + " server " + address;
+    }
+
+    /** Why new work is refused (the server is not ONLINE), or null. */
+    public String refusal() {
+        return refusal;
+    }
+
+    /**
+     * Stops handing out connections: waiters fail at once, idle connections close, and borrowed
+     * ones close when they come back (running statements and transactions finish: a drain).
+     */
+    public void refuseWork(String why) {
+        refusal = why;
+        for (PoolPartition p : partitions.values()) {
+            p.loop().execute(p::refuseWork);
+        }
+    }
+
+    /** Hands out connections again. */
+    public void acceptWork() {
+        refusal = null;
+    }
+
+    /** Closes every connection, borrowed ones too: their sessions see the backend lost. */
+    public void closeEveryConnection() {
+        for (PoolPartition p : partitions.values()) {
+            p.loop().execute(p::closeEveryConnection);
+        }
+    }
+
+    ConnectHealth health() {
+        return health;
     }
 
     /** The partition of {@code loop}; use it only from that loop. */
@@ -83,6 +125,7 @@ public final class BackendPool implements AutoCloseable {
                 return false;
             }
             if (open.compareAndSet(n, n + 1)) {
+                peakOpen.accumulateAndGet(n + 1, Math::max);
                 return true;
             }
         }
@@ -138,7 +181,8 @@ public final class BackendPool implements AutoCloseable {
             idle += p.idleCount();
             waiting += p.waiterCount();
         }
-        return new PoolStats(label, open.get(), idle, waiting, created.sum(), timeouts.sum(), connectFailures.sum());
+        return new PoolStats(
+                label, open.get(), peakOpen.get(), idle, waiting, created.sum(), timeouts.sum(), connectFailures.sum());
     }
 
     @Override

@@ -15,6 +15,7 @@ import io.shardgate.router.backend.BackendLogin;
 import io.shardgate.router.session.SessionVariables;
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,14 @@ public final class PoolPartition {
     private static final Logger log = LoggerFactory.getLogger(PoolPartition.class);
     /** Error code ProxySQL uses for the same condition; Shardgate's own codes start at 9000. */
     public static final int ER_MAX_CONNECT_TIMEOUT = 9001;
+    /** The server is SHUNNED or OFFLINE: answered at once rather than after the acquire timeout. */
+    public static final int ER_SERVER_UNAVAILABLE = 9002;
+    /** ER_SERVER_SHUTDOWN: the router is closing its pools. */
+    public static final int ER_SERVER_SHUTDOWN = 1053;
+
+    /** The error BackendConnector gives when the TCP connection itself fails. */
+    private static final int CANT_CONNECT = 2003;
+
     /** How long a waiter relies on its own loop before other loops give up an idle connection. */
     static final long STEAL_AFTER_MILLIS = 20;
 
@@ -35,6 +44,8 @@ public final class PoolPartition {
     private final EventLoop loop;
     private final ArrayDeque<PooledConnection> idle = new ArrayDeque<>();
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    /** Every connection this partition opened and has not closed, idle or borrowed. */
+    private final java.util.Set<PooledConnection> all = new java.util.HashSet<>();
     /** Connections this partition opened and has not closed; written by its loop only. */
     private volatile int owned;
     /** Waiters here while this loop holds less than its fair share; read by other loops. */
@@ -76,6 +87,12 @@ public final class PoolPartition {
      */
     public Future<PooledConnection> acquire(ConnectionKind kind, PooledConnection previous) {
         Promise<PooledConnection> promise = loop.newPromise();
+        if (pool.closed()) {
+            return promise.setFailure(shutdown());
+        }
+        if (pool.refusal() != null) {
+            return promise.setFailure(unavailable());
+        }
         PooledConnection c =
                 previous != null && previous.kind().equals(kind) && previous.usable() && idle.remove(previous)
                         ? previous
@@ -118,6 +135,15 @@ public final class PoolPartition {
                         + " busy)")));
     }
 
+    private static BackendException shutdown() {
+        return new BackendException(new ErrPacket(ER_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress"));
+    }
+
+    private BackendException unavailable() {
+        return new BackendException(new ErrPacket(
+                ER_SERVER_UNAVAILABLE, "HY000", "hostgroup " + pool.hostgroup().id() + ": " + pool.refusal()));
+    }
+
     private PooledConnection pollIdle(ConnectionKind kind) {
         long now = System.nanoTime();
         for (Iterator<PooledConnection> it = idle.iterator(); it.hasNext(); ) {
@@ -151,12 +177,18 @@ public final class PoolPartition {
         connect.addListener(f -> {
             if (!f.isSuccess()) {
                 pool.connectFailures.increment();
+                if (f.cause() instanceof BackendException be && be.error().code() == CANT_CONNECT) {
+                    // refused or unreachable: the server is down. A slow login only says it is busy,
+                    // and shunning a busy server would turn load into an outage
+                    pool.health().connectFailed(f.cause().getMessage());
+                }
                 owned--;
                 pool.slotFreed(this);
                 promise.tryFailure(f.cause());
                 return;
             }
             pool.created.increment();
+            pool.health().connected();
             BackendConnection connection = connect.getNow();
             int missing = kind.capabilities() & ~connection.capabilities().flags();
             int missingMariaDb =
@@ -176,6 +208,7 @@ public final class PoolPartition {
             boolean deprecateEof = (connection.capabilities().flags() & CLIENT_DEPRECATE_EOF) != 0;
             PooledConnection c =
                     new PooledConnection(connection, deprecateEof, this, kind, SessionVariables.initial(kind.schema()));
+            all.add(c);
             if (!promise.trySuccess(c)) {
                 release(c); // the borrower gave up meanwhile
             }
@@ -184,7 +217,7 @@ public final class PoolPartition {
 
     /** Returns a connection whose last response completed and whose session holds nothing private. */
     public void release(PooledConnection c) {
-        if (!c.usable() || pool.closed() || expired(c, System.nanoTime())) {
+        if (!c.usable() || pool.closed() || pool.refusal() != null || expired(c, System.nanoTime())) {
             discard(c);
             return;
         }
@@ -218,8 +251,10 @@ public final class PoolPartition {
         if (c.markDiscarded()) {
             owned--;
             idle.remove(c);
+            all.remove(c);
+            // the slot is free once the socket is closed, not while the close is still queued
+            c.channel().closeFuture().addListener(f -> pool.slotFreed(this));
             c.relay().closeQuietly(c.channel());
-            pool.slotFreed(this);
         }
     }
 
@@ -246,6 +281,38 @@ public final class PoolPartition {
         return !waiters.isEmpty();
     }
 
+    /** The server takes no new work: waiters fail now, idle connections close. */
+    void refuseWork() {
+        if (pool.refusal() == null) {
+            return; // back ONLINE meanwhile
+        }
+        PooledConnection c;
+        while ((c = idle.poll()) != null) {
+            discard(c);
+        }
+        failWaiters(unavailable());
+    }
+
+    private void failWaiters(Throwable cause) {
+        Waiter w;
+        while ((w = waiters.poll()) != null) {
+            w.timeout().cancel(false);
+            w.promise().tryFailure(cause);
+        }
+        updateStarving();
+    }
+
+    /** OFFLINE_HARD: closes every connection; borrowers see their backend lost. */
+    void closeEveryConnection() {
+        for (PooledConnection c : List.copyOf(all)) {
+            if (idle.contains(c)) {
+                discard(c);
+            } else {
+                c.channel().close();
+            }
+        }
+    }
+
     /** A slot became free: open a connection for the longest waiter. */
     void serveWaiters() {
         try {
@@ -260,6 +327,10 @@ public final class PoolPartition {
     }
 
     private void serveWaitersNow() {
+        if (pool.refusal() != null) {
+            failWaiters(unavailable());
+            return;
+        }
         while (!waiters.isEmpty()) {
             Waiter w = waiters.peek();
             if (w.promise().isDone()) {
@@ -309,10 +380,6 @@ public final class PoolPartition {
         while ((c = idle.poll()) != null) {
             discard(c);
         }
-        Waiter w;
-        while ((w = waiters.poll()) != null) {
-            w.timeout().cancel(false);
-            w.promise().tryFailure(new BackendException(new ErrPacket(1053, "08S01", "Server shutdown in progress")));
-        }
+        failWaiters(shutdown());
     }
 }

@@ -54,6 +54,11 @@ public final class PooledConnection implements RelayTarget {
         return connection.channel();
     }
 
+    /** The pool partition (server, event loop) the connection goes back to. */
+    public PoolPartition partition() {
+        return partition;
+    }
+
     public BackendRelayHandler relay() {
         return relay;
     }

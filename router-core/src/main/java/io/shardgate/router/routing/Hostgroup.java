@@ -1,22 +1,44 @@
 package io.shardgate.router.routing;
 
-import io.netty.channel.EventLoop;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.HostgroupConfig;
-import io.shardgate.router.pool.BackendPool;
-import io.shardgate.router.pool.PoolPartition;
+import io.shardgate.router.config.ReaderConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One hostgroup at run time: its configuration and the pool of connections to its writer. A
- * statement the planner sends to hostgroup {@code id} borrows from here.
+ * One hostgroup at run time: its writer and readers, each with its own pool. Writes, locking
+ * reads and everything in a transaction run on {@link #writer()}; reads outside transactions on
+ * a reader {@link #pickReader picked} by weight among those ONLINE and not lagging.
+ *
+ * <p>The writer can change at run time (the monitor follows a failover: the writer turned
+ * read_only and a reader turned writable); sessions ask for it at every borrow.
  */
 public final class Hostgroup implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Hostgroup.class);
+
     private final HostgroupConfig config;
-    private final BackendPool writer;
+    private final List<BackendServer> servers;
+    private volatile BackendServer writer;
 
     public Hostgroup(HostgroupConfig config, BackendConnector connector) {
         this.config = config;
-        this.writer = new BackendPool(config, config.writerAddress(), connector);
+        List<BackendServer> all = new ArrayList<>();
+        this.writer = new BackendServer(config, config.writerAddress(), 1, config.pool(), ServerRole.WRITER, connector);
+        all.add(writer);
+        for (ReaderConfig reader : config.readers()) {
+            all.add(new BackendServer(
+                    config,
+                    reader.backendAddress(),
+                    reader.weight(),
+                    config.pool().withMaxConnections(reader.maxConnections()),
+                    ServerRole.READER,
+                    connector));
+        }
+        this.servers = List.copyOf(all);
     }
 
     public int id() {
@@ -27,18 +49,94 @@ public final class Hostgroup implements AutoCloseable {
         return config;
     }
 
-    /** The writer's pool. */
-    public BackendPool writer() {
+    /** The server writes go to right now. */
+    public BackendServer writer() {
         return writer;
     }
 
-    /** Where a session on {@code loop} borrows connections for this hostgroup. */
-    public PoolPartition partition(EventLoop loop) {
-        return writer.partition(loop);
+    /** Every server of the hostgroup, the configured writer first. */
+    public List<BackendServer> servers() {
+        return servers;
+    }
+
+    /** True when the hostgroup has readers at all (reads without them go to the writer). */
+    public boolean hasReaders() {
+        return servers.size() > 1;
+    }
+
+    /** The server with this address, or null. */
+    public BackendServer server(String address) {
+        for (BackendServer s : servers) {
+            if (s.address().toString().equals(address.trim())) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A reader for one read, by weight among the ONLINE readers within {@code max_replication_lag},
+     * other than {@code avoid}; null when none qualifies (the read then goes to the writer).
+     */
+    public BackendServer pickReader(BackendServer avoid) {
+        long total = 0;
+        for (BackendServer s : servers) {
+            if (eligible(s, avoid)) {
+                total += s.weight();
+            }
+        }
+        if (total == 0) {
+            return null;
+        }
+        long ticket = ThreadLocalRandom.current().nextLong(total);
+        for (BackendServer s : servers) {
+            if (eligible(s, avoid)) {
+                ticket -= s.weight();
+                if (ticket < 0) {
+                    return s;
+                }
+            }
+        }
+        return null;
+    }
+
+    private boolean eligible(BackendServer s, BackendServer avoid) {
+        return s != avoid
+                && s.role() == ServerRole.READER
+                && s.weight() > 0
+                && s.online()
+                && s.lagAcceptable(config.maxReplicationLag());
+    }
+
+    /**
+     * Follows the topology the monitor saw: when the writer reports read_only (or is not ONLINE)
+     * and an ONLINE reader reports writable, the two swap roles.
+     */
+    public synchronized void followTopology() {
+        BackendServer current = writer;
+        boolean writerGone = Boolean.TRUE.equals(current.readOnly()) || !current.online();
+        if (!writerGone) {
+            return;
+        }
+        for (BackendServer s : servers) {
+            if (s != current && s.online() && Boolean.FALSE.equals(s.readOnly())) {
+                log.warn(
+                        "hostgroup {}: writer {} is {} and reader {} is writable: {} becomes the writer",
+                        config.id(),
+                        current.address(),
+                        current.online() ? "read_only" : current.status(),
+                        s.address(),
+                        s.address());
+                current.role(ServerRole.READER);
+                s.role(ServerRole.WRITER);
+                writer = s;
+                return;
+            }
+        }
     }
 
     @Override
     public void close() {
-        writer.close();
+        servers.forEach(BackendServer::close);
     }
 }

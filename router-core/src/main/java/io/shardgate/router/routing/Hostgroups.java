@@ -54,9 +54,14 @@ public final class Hostgroups implements AutoCloseable {
         return byId.values();
     }
 
+    /** Every server of every hostgroup, in hostgroup order, the configured writer first. */
+    public List<BackendServer> servers() {
+        return byId.values().stream().flatMap(h -> h.servers().stream()).toList();
+    }
+
     /** Pool counters of every server, in hostgroup order. */
     public List<PoolStats> poolStats() {
-        return byId.values().stream().map(h -> h.writer().stats()).toList();
+        return servers().stream().map(s -> s.pool().stats()).toList();
     }
 
     @Override

@@ -11,6 +11,11 @@ record Planned(StatementKind kind, Role role, Route route, ShardSql sql, ShardSq
         return new Planned(kind, role, route, verbatim, verbatim, merge);
     }
 
+    /** The same plan restricted to the writer. */
+    Planned onWriter() {
+        return new Planned(kind, Role.WRITER, route, sql, scatterSql, merge);
+    }
+
     static Planned refuse(StatementKind kind, String reason) {
         return of(kind, Role.WRITER, Route.Refuse.notSupported(reason));
     }

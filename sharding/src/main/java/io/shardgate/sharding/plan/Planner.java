@@ -106,7 +106,9 @@ public final class Planner {
         } catch (SqlParseException e) {
             String message =
                     e.getMessage() == null ? "parse error" : e.getMessage().split("\n", 2)[0];
-            return new StatementClassifier(rules, schema, text).classify(message);
+            Planned classified = new StatementClassifier(rules, schema, text).classify(message);
+            // a locking read the parser cannot read still locks: it must run on the writer
+            return LOCKING.matcher(parseText).find() ? classified.onWriter() : classified;
         }
     }
 

@@ -1,0 +1,129 @@
+package io.shardgate.router.health;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.shardgate.protocol.type.Collations;
+import io.shardgate.router.backend.BackendConnection;
+import io.shardgate.router.backend.BackendConnector;
+import io.shardgate.router.backend.BackendLogin;
+import io.shardgate.router.config.MonitorSettings;
+import io.shardgate.router.routing.BackendServer;
+import io.shardgate.router.routing.Hostgroup;
+import io.shardgate.router.routing.Hostgroups;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks every backend server on its own schedule ({@code monitor.interval_millis} of its
+ * hostgroup): a new connection that logs in, pings, reads {@code @@read_only} and the replication
+ * lag, and quits cleanly ({@link HealthCheck}). A server failing {@code shun_after_failures} checks
+ * in a row is SHUNNED, one passing check brings it back; readers over {@code max_replication_lag}
+ * stop getting reads; a writer turned read-only and a reader turned writable swap roles.
+ *
+ * <p>Threading: each server's checks run on one event loop of the router's group, fully
+ * asynchronous (connect, login and queries are Netty I/O), so a slow or dead server never blocks
+ * a loop; results land in the server's volatile fields.
+ */
+public final class ServerMonitor implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ServerMonitor.class);
+
+    private final BackendConnector connector;
+    private final List<ScheduledFuture<?>> schedules = new ArrayList<>();
+    private volatile boolean closed;
+
+    private ServerMonitor(BackendConnector connector) {
+        this.connector = connector;
+    }
+
+    /** Starts checking every server of hostgroups whose monitor is enabled; the first checks run now. */
+    public static ServerMonitor start(Hostgroups hostgroups, BackendConnector connector, EventLoopGroup loops) {
+        ServerMonitor monitor = new ServerMonitor(connector);
+        for (Hostgroup hostgroup : hostgroups.all()) {
+            MonitorSettings settings = hostgroup.config().monitor();
+            if (!settings.enabled()) {
+                continue;
+            }
+            for (BackendServer server : hostgroup.servers()) {
+                EventLoop loop = loops.next();
+                synchronized (monitor.schedules) {
+                    monitor.schedules.add(loop.scheduleWithFixedDelay(
+                            () -> monitor.check(hostgroup, server, loop),
+                            0,
+                            settings.intervalMillis(),
+                            TimeUnit.MILLISECONDS));
+                }
+            }
+        }
+        return monitor;
+    }
+
+    /** One check of {@code server}; the next is scheduled after the interval regardless of the outcome. */
+    private void check(Hostgroup hostgroup, BackendServer server, EventLoop loop) {
+        if (closed) {
+            return;
+        }
+        run(hostgroup, server, loop).addListener(f -> {
+            if (closed) {
+                return;
+            }
+            if (f.isSuccess()) {
+                CheckResult result = (CheckResult) f.getNow();
+                server.checkPassed(result.readOnly(), result.lagSeconds());
+            } else {
+                log.debug("check of {} failed: {}", server, f.cause().getMessage());
+                server.checkFailed(String.valueOf(f.cause().getMessage()));
+            }
+            hostgroup.followTopology();
+        });
+    }
+
+    private Future<CheckResult> run(Hostgroup hostgroup, BackendServer server, EventLoop loop) {
+        Promise<CheckResult> result = loop.newPromise();
+        BackendLogin login = new BackendLogin(
+                hostgroup.config().user(),
+                hostgroup.config().password(),
+                null,
+                Collations.UTF8MB4_GENERAL_CI,
+                BackendConnector.BASE_CAPABILITIES,
+                0);
+        Future<BackendConnection> connect = connector.connect(loop, server.address(), login);
+        int timeout = hostgroup.config().monitor().timeoutMillis();
+        ScheduledFuture<?> deadline = loop.schedule(
+                () -> result.tryFailure(new IllegalStateException("no answer within " + timeout + " ms")),
+                timeout,
+                TimeUnit.MILLISECONDS);
+        connect.addListener(f -> {
+            if (!f.isSuccess()) {
+                result.tryFailure(f.cause());
+                return;
+            }
+            BackendConnection connection = connect.getNow();
+            if (result.isDone()) {
+                connection.close(); // timed out meanwhile: no need to talk
+                return;
+            }
+            connection.channel().pipeline().addLast("check", new HealthCheck(result));
+            result.addListener(r -> {
+                if (!r.isSuccess()) {
+                    connection.close();
+                }
+            });
+        });
+        result.addListener(r -> deadline.cancel(false));
+        return result;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        synchronized (schedules) {
+            schedules.forEach(s -> s.cancel(false));
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.shardgate.router.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class HostgroupConfigTest {
+    private static HostgroupConfig hostgroup(String yaml) {
+        return RouterConfig.parse("users:\n  - {name: app, password: secret}\nhostgroups:\n" + yaml)
+                .hostgroups()
+                .get(0);
+    }
+
+    @Test
+    void writerOnlyHostgroupGetsDocumentedDefaults() {
+        HostgroupConfig h = hostgroup("  - {id: 10, writer: \"db1:3307\", user: sg}\n");
+        assertThat(h.readers()).isEmpty();
+        assertThat(h.readYourWritesMillis()).isEqualTo(1000);
+        assertThat(h.maxReplicationLag()).isZero();
+        assertThat(h.monitor()).isEqualTo(new MonitorSettings(true, 2000, 2000, 3));
+    }
+
+    @Test
+    void readersInShortAndLongForm() {
+        HostgroupConfig h = hostgroup("""
+                  - id: 10
+                    writer: "db1:3306"
+                    readers: ["db2:3306", {address: "db3:3306", weight: 3, max_connections: 50}]
+                    user: sg
+                    pool: {max_connections: 100}
+                    read_your_writes_millis: 0
+                    max_replication_lag: 10
+                    monitor: {interval_millis: 500, shun_after_failures: 5}
+                """);
+        assertThat(h.readers())
+                .containsExactly(new ReaderConfig("db2:3306", 1, null), new ReaderConfig("db3:3306", 3, 50));
+        assertThat(h.pool()
+                        .withMaxConnections(h.readers().get(1).maxConnections())
+                        .maxConnections())
+                .isEqualTo(50);
+        assertThat(h.pool()
+                        .withMaxConnections(h.readers().get(0).maxConnections())
+                        .maxConnections())
+                .isEqualTo(100);
+        assertThat(h.readYourWritesMillis()).isZero();
+        assertThat(h.maxReplicationLag()).isEqualTo(10);
+        assertThat(h.monitor()).isEqualTo(new MonitorSettings(true, 500, 2000, 5));
+    }
+
+    @Test
+    void everyProblemOfTheReadersIsReported() {
+        assertThatThrownBy(() -> hostgroup("""
+                          - id: 10
+                            writer: "db1:3306"
+                            readers: ["db1:3306", {address: "db3:x"}, {weight: -1, address: "db4", max_connections: 0}]
+                            user: sg
+                            monitor: {shun_after_failures: 0}
+                        """))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("readers[0]: db1:3306 is listed twice")
+                .hasMessageContaining("readers[1].address: 'db3:x' has an invalid port 'x'")
+                .hasMessageContaining("readers[2].weight must not be negative")
+                .hasMessageContaining("readers[2].max_connections must be at least 1")
+                .hasMessageContaining("monitor.shun_after_failures must be at least 1");
+    }
+
+    @Test
+    void unknownReaderKeyIsRejected() {
+        assertThatThrownBy(
+                        () -> hostgroup("  - {id: 10, writer: db1, user: sg, readers: [{address: db2, wieght: 2}]}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("unknown key 'wieght'");
+    }
+}
