@@ -30,6 +30,7 @@ import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.router.tls.FrontendTls;
 import io.shardgate.router.tls.ServerRsaKeys;
+import io.shardgate.sharding.key.SnowflakeIds;
 import io.shardgate.sharding.rule.InvalidRulesException;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.io.IOException;
@@ -124,7 +125,8 @@ public final class Shardgate implements AutoCloseable {
                     mariaDbCapabilities,
                     hostgroups,
                     routing,
-                    new AtomicInteger());
+                    new AtomicInteger(),
+                    new SnowflakeIds(settings.nodeId()));
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptor, workers)

@@ -4,6 +4,7 @@ import io.netty.handler.ssl.SslContext;
 import io.shardgate.router.config.ServerSettings;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
+import io.shardgate.sharding.key.KeyGenerator;
 import java.security.KeyPair;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -21,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param hostgroups every hostgroup with its connection pools
  * @param routing the sharding rules in force and the plan cache
  * @param connectionIds source of the connection ids clients see
+ * @param keys generates the sharding keys of rows inserted without one (tables with key_generation)
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -32,4 +34,5 @@ public record FrontendServices(
         int mariaDbCapabilities,
         Hostgroups hostgroups,
         RoutingRules routing,
-        AtomicInteger connectionIds) {}
+        AtomicInteger connectionIds,
+        KeyGenerator keys) {}

@@ -84,6 +84,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     private ChangeUserExchange changeUser;
     private final PreparedStatementCommands prepared;
+    private final LastInsertId lastInsertId = new LastInsertId();
 
     private boolean closed;
 
@@ -300,6 +301,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     void send(PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
+        if (insert) {
+            lastInsertId.backendInsert();
+        }
         inFlightEffects = effects;
         inFlightInsert = insert;
         if (response != null) {
@@ -354,6 +358,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     private void resetConnection(Packet packet) {
         leases.clearStickyPins();
+        lastInsertId.reset();
         prepared.clear();
         transactionStart = null;
         desired = SessionVariables.initial(desired.schema());
@@ -424,6 +429,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     void changedUser(UserConfig newUser, ComChangeUser request, int sequenceId) {
         user = newUser;
         prepared.clear();
+        lastInsertId.reset();
         String schema =
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
         leases.clearStickyPins();
@@ -462,6 +468,10 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 (end < 0 ? payload.writerIndex() : end) - payload.readerIndex() - 1,
                 StandardCharsets.UTF_8);
         return leases.get(services.routing().current().anyHostgroupOf(desired.schema(), table));
+    }
+
+    LastInsertId lastInsertId() {
+        return lastInsertId;
     }
 
     SessionLeases leases() {

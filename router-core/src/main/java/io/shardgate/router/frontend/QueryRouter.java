@@ -59,6 +59,14 @@ final class QueryRouter {
             explain(explain.group(1));
             return;
         }
+        String lastInsertIdColumn = session.lastInsertId().column(sql);
+        if (lastInsertIdColumn != null) {
+            packet.release();
+            session.replyRows(
+                    List.of(TextResultSet.Column.integer(lastInsertIdColumn)),
+                    List.of(List.of(session.lastInsertId().value())));
+            return;
+        }
         RuleSnapshot rules = session.services().routing().current();
         String schema = session.desired().schema();
         Digest digest = Digest.of(sql);
@@ -90,6 +98,9 @@ final class QueryRouter {
             return;
         }
         Values values = Values.of(digest);
+        if (route instanceof Route.SplitInsert split) {
+            values = split.withGeneratedKeys(values, session.services().keys());
+        }
         Targets targets = plan.targets(values, rules);
         if (targets.error() != null) {
             packet.release();
@@ -97,7 +108,8 @@ final class QueryRouter {
             return;
         }
         List<Target> list = targets.targets();
-        if (targets.anyOne() || list.size() == 1) {
+        // generated keys: the client's OK must carry the first one, so even one target is answered here
+        if ((targets.anyOne() || list.size() == 1) && values.firstGeneratedKey() == 0) {
             Target target = targets.anyOne() ? pickOne(list) : list.get(0);
             RenderedSql rewritten = plan.sql() instanceof ShardSql.Verbatim ? null : plan.sql(targets, target, values);
             single(packet, target.hostgroup(), rewritten, effects, insert, rule);
