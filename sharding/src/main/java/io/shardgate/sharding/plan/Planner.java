@@ -137,7 +137,7 @@ public final class Planner {
         return planned;
     }
 
-    private static SqlNode parse(String sql) throws SqlParseException {
+    static SqlNode parse(String sql) throws SqlParseException {
         return SqlParser.create(sql, PARSER).parseStmt();
     }
 }

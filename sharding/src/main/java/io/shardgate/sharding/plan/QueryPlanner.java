@@ -64,6 +64,12 @@ final class QueryPlanner {
             return Planned.of(StatementKind.SELECT, role, new Route.Refuse(resolveCode, resolveError));
         }
         Placement placement = new Placement(tables.refs, schema);
+        if (tables.unsupported() == null && tables.refs.stream().noneMatch(TableRef::nested)) {
+            Planned catalog = new InformationSchemaPlanner(rules, text).plan(query, orderBy, placement);
+            if (catalog != null) {
+                return catalog;
+            }
+        }
         List<SqlNode> where = query instanceof SqlSelect s ? Placement.conjuncts(s.getWhere()) : List.of();
         Route route = placement.route(tables.joinConditions, where, false, defaultHostgroup);
         if (tables.unsupported() != null && !singleHost(route)) {

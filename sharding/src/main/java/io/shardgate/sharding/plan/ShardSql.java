@@ -9,7 +9,8 @@ import java.util.List;
  * normalized text whose slots are filled with the client's own literal text (or placeholders) at
  * each execution. Templates never hold values.
  */
-public sealed interface ShardSql permits ShardSql.Verbatim, ShardSql.Template, ShardSql.InsertRows {
+public sealed interface ShardSql
+        permits ShardSql.Verbatim, ShardSql.Template, ShardSql.InsertRows, ShardSql.ByHostgroup {
 
     /** The SQL for {@code target} in this execution. */
     RenderedSql render(Values values, Target target);
@@ -96,6 +97,34 @@ public sealed interface ShardSql permits ShardSql.Verbatim, ShardSql.Template, S
                 b.append(i == 0 ? "" : ", ").append(Segment.describeAll(rows.get(i)));
             }
             return b.append(Segment.describeAll(suffix)).toString();
+        }
+    }
+
+    /** Different SQL per hostgroup (information_schema reads: each reports what it represents). */
+    record ByHostgroup(java.util.Map<Integer, ShardSql> sql) implements ShardSql {
+        public ByHostgroup {
+            sql = java.util.Map.copyOf(sql);
+        }
+
+        @Override
+        public RenderedSql render(Values values, Target target) {
+            ShardSql mine = sql.get(target.hostgroup());
+            if (mine == null) {
+                throw new IllegalArgumentException("no SQL for hostgroup " + target.hostgroup());
+            }
+            return mine.render(values, target);
+        }
+
+        @Override
+        public String describe() {
+            StringBuilder b = new StringBuilder();
+            new java.util.TreeMap<>(sql)
+                    .forEach((hg, s) -> b.append(b.length() == 0 ? "" : " | ")
+                            .append("hg")
+                            .append(hg)
+                            .append(": ")
+                            .append(s.describe()));
+            return b.toString();
         }
     }
 

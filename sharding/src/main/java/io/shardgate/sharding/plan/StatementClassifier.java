@@ -53,10 +53,17 @@ final class StatementClassifier {
             Pattern.CASE_INSENSITIVE);
     private static final Pattern DATABASE_DDL =
             Pattern.compile("^(?:CREATE|DROP|ALTER) (?:DATABASE|SCHEMA)\\b", Pattern.CASE_INSENSITIVE);
+    private static final String NAME = "(?:`[^`]*`|[^\\s`;.]+)";
+    /** DESCRIBE t [col], SHOW [FULL] COLUMNS / INDEX FROM t [FROM db] [LIKE / WHERE], SHOW CREATE TABLE t. */
     private static final Pattern DESCRIBE = Pattern.compile(
-            "^(?:DESCRIBE|DESC|SHOW (?:FULL )?(?:COLUMNS|FIELDS|INDEX|INDEXES|KEYS) (?:FROM|IN)"
-                    + "|SHOW CREATE TABLE) ((?:`[^`]*`|[^\\s`;]+)(?:\\.(?:`[^`]*`|[^\\s`;]+))?)$",
+            "^(?:(?:DESCRIBE|DESC) (" + NAME + "(?:\\." + NAME + ")?)(?: " + NAME + "| \\?)?"
+                    + "|SHOW (?:FULL |EXTENDED )*(?:COLUMNS|FIELDS|INDEX|INDEXES|KEYS) (?:FROM|IN) (" + NAME
+                    + "(?:\\." + NAME + ")?)(?: (?:FROM|IN) (" + NAME + "))?(?: LIKE \\?| WHERE .*)?"
+                    + "|SHOW CREATE TABLE (" + NAME + "(?:\\." + NAME + ")?))$",
             Pattern.CASE_INSENSITIVE);
+    /** SHOW DATABASES over several hostgroups: each lists its own, the client sees each name once, in order. */
+    private static final Pattern SHOW_DATABASES =
+            Pattern.compile("^SHOW (?:DATABASES|SCHEMAS)(?: LIKE \\?| WHERE .*)?$", Pattern.CASE_INSENSITIVE);
 
     private static final Pattern SHOW_TABLES = Pattern.compile(
             "^SHOW (?:FULL )?TABLES(?: (?:FROM|IN) (`[^`]*`|[^\\s`]+))?(?: LIKE \\?| WHERE .*)?$",
@@ -105,18 +112,35 @@ final class StatementClassifier {
         }
         Matcher describe = DESCRIBE.matcher(text);
         if (describe.find()) {
-            TableRule rule = table(describe.group(1));
+            String named = describe.group(1) != null
+                    ? describe.group(1)
+                    : describe.group(2) != null ? describe.group(2) : describe.group(4);
+            if (describe.group(3) != null && !named.contains(".")) {
+                named = describe.group(3) + "." + named; // SHOW COLUMNS FROM t FROM db
+            }
+            TableRule rule = table(named);
             if (rule == null) {
                 return Planned.of(
                         StatementKind.SHOW,
                         Role.READER,
-                        new Route.Refuse(ErrorCode.ER_BAD_DB_ERROR, "Unknown database in " + describe.group(1)));
+                        new Route.Refuse(ErrorCode.ER_BAD_DB_ERROR, "Unknown database in " + named));
             }
             // every copy or shard has the same definition: any one answers
             return Planned.of(
                     StatementKind.SHOW,
                     Role.READER,
                     new Route.Broadcast(rule.strategy().hostgroups(), false));
+        }
+        Set<Integer> databaseHosts = databaseHostgroups();
+        if (SHOW_DATABASES.matcher(text).find() && databaseHosts.size() > 1) {
+            ShardSql verbatim = new ShardSql.Verbatim();
+            return new Planned(
+                    StatementKind.SHOW,
+                    Role.READER,
+                    new Route.Broadcast(List.copyOf(databaseHosts), true),
+                    verbatim,
+                    verbatim,
+                    TABLE_LIST);
         }
         Matcher tables = SHOW_TABLES.matcher(text);
         if (tables.find()) {
@@ -176,6 +200,17 @@ final class StatementClassifier {
                 verbatim,
                 verbatim,
                 TABLE_LIST);
+    }
+
+    /** Hostgroups holding databases a client can use: the lowest (unlisted ones) and every logical schema's. */
+    private Set<Integer> databaseHostgroups() {
+        Set<Integer> out = new TreeSet<>();
+        out.add(rules.defaultHostgroup());
+        for (SchemaRule s : rules.schemas().values()) {
+            out.add(s.defaultHostgroup());
+            s.tables().values().forEach(t -> out.addAll(t.strategy().hostgroups()));
+        }
+        return out;
     }
 
     private Planned ddl(String names) {
