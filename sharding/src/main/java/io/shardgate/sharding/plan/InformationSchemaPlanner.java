@@ -109,6 +109,39 @@ final class InformationSchemaPlanner {
                 merge);
     }
 
+    /**
+     * The plan of a one-table information_schema SELECT that Calcite could not parse, from its
+     * clauses found in the text (see {@link CatalogQueryText}); {@code null} when it does not qualify.
+     */
+    Planned planUnparsed() {
+        CatalogQueryText query = CatalogQueryText.of(text);
+        if (query == null || !(TABLE_KEYED.contains(query.table) || query.table.equals(SCHEMATA))) {
+            return null;
+        }
+        Map<String, String> aliases = Map.of("", query.table);
+        Map<Integer, ShardSql> byHostgroup = new TreeMap<>();
+        for (int hg : rules.hostgroups()) {
+            String condition = condition(hg, aliases);
+            String shardText = condition == null ? null : withCondition(condition);
+            if (shardText != null) {
+                byHostgroup.put(
+                        hg,
+                        new ShardSql.Template(new SqlTemplate(shardText).segments(0, shardText.length(), List.of())));
+            }
+        }
+        if (byHostgroup.size() < 2) {
+            return null;
+        }
+        ShardSql sql = new ShardSql.ByHostgroup(byHostgroup);
+        return new Planned(
+                StatementKind.SELECT,
+                Role.READER,
+                new Route.Broadcast(List.copyOf(byHostgroup.keySet()), true),
+                sql,
+                sql,
+                query.merge());
+    }
+
     /** Whether FROM has only information_schema tables this planner knows, collecting their aliases. */
     private static boolean describingTables(SqlNode from, Map<String, String> aliases) {
         if (from instanceof SqlJoin join) {
@@ -233,26 +266,8 @@ final class InformationSchemaPlanner {
         return text.substring(0, body) + "(" + text.substring(body, end) + ") AND " + condition + text.substring(end);
     }
 
-    /** Offset of {@code word} at parenthesis depth 0 from {@code from}, outside back-quoted names; -1 if none. */
     private int topLevel(String word, int from) {
-        int depth = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '`') {
-                int close = text.indexOf('`', i + 1);
-                if (close < 0) {
-                    return -1;
-                }
-                i = close;
-            } else if (c == '(') {
-                depth++;
-            } else if (c == ')') {
-                depth--;
-            } else if (depth == 0 && i >= from && text.startsWith(word, i)) {
-                return i;
-            }
-        }
-        return -1;
+        return new CatalogQueryText.Clauses(text).topLevel(word, from);
     }
 
     /** A string literal; names in rules are identifiers, but quote marks are escaped all the same. */

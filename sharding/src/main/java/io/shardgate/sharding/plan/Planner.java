@@ -104,6 +104,10 @@ public final class Planner {
                     return new StatementClassifier(rules, schema, text).classify("not parsed");
             }
         } catch (SqlParseException e) {
+            Planned catalog = first.equals("SELECT") ? new InformationSchemaPlanner(rules, text).planUnparsed() : null;
+            if (catalog != null) {
+                return catalog;
+            }
             String message =
                     e.getMessage() == null ? "parse error" : e.getMessage().split("\n", 2)[0];
             return new StatementClassifier(rules, schema, text).classify(message);
