@@ -264,6 +264,28 @@ class KeyGenerationIT {
     }
 
     @Test
+    void explainShowsTheStatementWithAGeneratedKey() throws SQLException {
+        try (Connection c = connect(Driver.MARIADB, false);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("EXPLAIN SHARDGATE INSERT INTO members (name) VALUES ('shown')")) {
+            List<String> targets = new ArrayList<>();
+            while (rs.next()) {
+                if (rs.getString(1).startsWith("target")) {
+                    targets.add(rs.getString(3));
+                }
+            }
+            assertThat(targets).hasSize(1);
+            assertThat(targets.get(0)).matches("INSERT INTO members \\(name, `id`\\) VALUES \\('shown', \\d+\\)");
+        }
+        assertThat(holders("members", 0)).isEmpty();
+        try (Connection c = cluster.direct(10);
+                ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM members WHERE name = 'shown'")) {
+            rs.next();
+            assertThat(rs.getLong(1)).as("EXPLAIN runs nothing").isZero();
+        }
+    }
+
+    @Test
     void concurrentSessionsNeverShareAnId() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {

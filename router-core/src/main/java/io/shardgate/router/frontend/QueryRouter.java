@@ -252,7 +252,7 @@ final class QueryRouter {
                         TextResultSet.Column.text("step"),
                         TextResultSet.Column.integer("hostgroup"),
                         TextResultSet.Column.text("detail")),
-                new ExplainRows(plan, rule, digest, rules).rows());
+                new ExplainRows(plan, rule, digest, rules, session.services().keys()).rows());
     }
 
     static boolean isInsert(String sql) {
