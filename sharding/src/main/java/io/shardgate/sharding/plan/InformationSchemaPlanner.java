@@ -189,27 +189,33 @@ final class InformationSchemaPlanner {
     private String tableCondition(int hg, String schemaColumn, String tableColumn) {
         List<String> parts = new ArrayList<>();
         for (SchemaRule schema : schemas()) {
-            List<String> here = new ArrayList<>();
-            List<String> elsewhere = new ArrayList<>();
-            for (TableRule table : new TreeMap<>(schema.tables()).values()) {
-                int representative = table.strategy().hostgroups().stream()
-                        .min(Integer::compare)
-                        .orElseThrow();
-                (representative == hg ? here : elsewhere).add(quote(table.name()));
-            }
-            String inSchema = schemaColumn + " = " + quote(schema.name());
-            if (schema.defaultHostgroup() == hg) {
-                parts.add("(" + inSchema
-                        + (elsewhere.isEmpty()
-                                ? ""
-                                : " AND " + tableColumn + " NOT IN (" + String.join(", ", elsewhere) + ")")
-                        + ")");
-            } else if (!here.isEmpty()) {
-                parts.add("(" + inSchema + " AND " + tableColumn + " IN (" + String.join(", ", here) + "))");
+            String tables = representedTables(schema, hg, tableColumn);
+            if (tables != null) {
+                String inSchema = schemaColumn + " = " + quote(schema.name());
+                parts.add("(" + inSchema + (tables.isEmpty() ? "" : " AND " + tables) + ")");
             }
         }
         unlisted(hg, schemaColumn, parts);
         return parts.isEmpty() ? null : "(" + String.join(" OR ", parts) + ")";
+    }
+
+    /**
+     * The tables of {@code schema} that hostgroup {@code hg} represents, as a condition on
+     * {@code tableColumn}: empty when it represents every table it has (the default hostgroup of
+     * a schema with no table elsewhere), null when it represents none.
+     */
+    static String representedTables(SchemaRule schema, int hg, String tableColumn) {
+        List<String> here = new ArrayList<>();
+        List<String> elsewhere = new ArrayList<>();
+        for (TableRule table : new TreeMap<>(schema.tables()).values()) {
+            int representative =
+                    table.strategy().hostgroups().stream().min(Integer::compare).orElseThrow();
+            (representative == hg ? here : elsewhere).add(quote(table.name()));
+        }
+        if (schema.defaultHostgroup() == hg) {
+            return elsewhere.isEmpty() ? "" : tableColumn + " NOT IN (" + String.join(", ", elsewhere) + ")";
+        }
+        return here.isEmpty() ? null : tableColumn + " IN (" + String.join(", ", here) + ")";
     }
 
     private String schemaCondition(int hg, String nameColumn) {
