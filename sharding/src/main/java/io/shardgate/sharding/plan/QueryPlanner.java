@@ -175,8 +175,13 @@ final class QueryPlanner {
                     : new Route.Broadcast(rule.strategy().hostgroups(), true);
             return Planned.of(kind, Role.WRITER, route);
         }
+        return keyedInsert(rule, insert.getTargetColumnList(), (SqlBasicCall) source, verb);
+    }
+
+    /** An INSERT into a hash or range table: rows split by key, keys generated where the rule says. */
+    private Planned keyedInsert(TableRule rule, SqlNodeList columns, SqlBasicCall source, String verb) {
+        StatementKind kind = StatementKind.INSERT;
         String key = rule.keyed().column();
-        SqlNodeList columns = insert.getTargetColumnList();
         if (columns == null) {
             return Planned.refuse(kind, verb + " into sharded table " + rule.name() + " needs a column list");
         }
@@ -192,7 +197,7 @@ final class QueryPlanner {
                     verb + " into " + rule.name() + " without its sharding key " + key
                             + " (declare key_generation: snowflake on the table to have the router generate it)");
         }
-        List<SqlNode> rows = ((SqlBasicCall) source).getOperandList();
+        List<SqlNode> rows = source.getOperandList();
         List<Integer> keySlots = new ArrayList<>();
         List<SqlTemplate.Edit> keyEdits = new ArrayList<>();
         for (int r = 0; r < rows.size(); r++) {
