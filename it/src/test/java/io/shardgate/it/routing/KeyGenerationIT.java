@@ -59,6 +59,7 @@ class KeyGenerationIT {
         cluster.onEveryShard(
                 "CREATE TABLE members (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL)",
                 "CREATE TABLE visits (id BIGINT PRIMARY KEY, page VARCHAR(40))");
+        cluster.onShard(10, "CREATE TABLE audit (n INT AUTO_INCREMENT PRIMARY KEY, what VARCHAR(20))");
     }
 
     @AfterAll
@@ -260,6 +261,39 @@ class KeyGenerationIT {
             try (ResultSet rs = s.executeQuery("SELECT LAST_INSERT_ID() AS `the id`")) {
                 assertThat(rs.getMetaData().getColumnLabel(1)).isEqualTo("the id");
             }
+        }
+    }
+
+    @Test
+    void lastInsertIdInsideAStatementIsTheGeneratedKeyAndRoutesByIt() throws SQLException {
+        try (Connection c = connect(Driver.MYSQL, false);
+                Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO members (name) VALUES ('parent')");
+            long id = lastInsertId(c);
+            // the classic MySQL idiom: the parent's id as another table's key
+            s.executeUpdate("INSERT INTO visits (id, page) VALUES (LAST_INSERT_ID(), '/parent')");
+            assertThat(holders("visits", id)).containsExactly(20);
+            try (ResultSet rs = s.executeQuery("SELECT name FROM members WHERE id = LAST_INSERT_ID()")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("parent");
+            }
+        }
+    }
+
+    @Test
+    void anAutoIncrementOnABackendTakesLastInsertIdBack() throws SQLException {
+        try (Connection c = connect(Driver.MARIADB, false);
+                Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO members (name) VALUES ('before audit')");
+            long generated = lastInsertId(c);
+            s.executeUpdate("INSERT INTO members (id, name) VALUES (777, 'explicit')");
+            assertThat(lastInsertId(c)).as("an explicit key changes nothing").isEqualTo(generated);
+            s.executeUpdate("INSERT INTO audit (what) VALUES ('x')", Statement.RETURN_GENERATED_KEYS);
+            long auto = keys(s).get(0);
+            assertThat(auto).isNotEqualTo(generated);
+            assertThat(lastInsertId(c))
+                    .as("the unlisted table's AUTO_INCREMENT")
+                    .isEqualTo(auto);
         }
     }
 

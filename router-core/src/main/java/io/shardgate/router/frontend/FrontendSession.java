@@ -301,9 +301,6 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     void send(PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
-        if (insert) {
-            lastInsertId.backendInsert();
-        }
         inFlightEffects = effects;
         inFlightInsert = insert;
         if (response != null) {
@@ -339,6 +336,13 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         } else if (!effects.variables().isEmpty() && lease.current() != null) {
             // a failed SET may have applied part of its assignments: that session is unknown now
             lease.pin(EnumSet.of(PinReason.UNTRACKED_SET));
+        }
+        if (inFlightInsert
+                && !error
+                && lease.current() != null
+                && lease.current().relay().insertId() != 0) {
+            // the backend may have generated an AUTO_INCREMENT value: its LAST_INSERT_ID() counts now
+            lastInsertId.backendInsert();
         }
         busy = false;
         lease.afterResponse(statusFlags, inFlightInsert && !error);

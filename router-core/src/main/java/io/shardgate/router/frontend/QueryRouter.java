@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ErrPacket;
@@ -66,6 +67,15 @@ final class QueryRouter {
                     List.of(TextResultSet.Column.integer(lastInsertIdColumn)),
                     List.of(List.of(session.lastInsertId().value())));
             return;
+        }
+        String substituted = session.lastInsertId().substitute(sql);
+        if (!substituted.equals(sql)) { // the router's LAST_INSERT_ID() written in: route by the value
+            ByteBuf payload = session.client().alloc().buffer(1 + ByteBufUtil.utf8Bytes(substituted));
+            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(substituted, StandardCharsets.UTF_8);
+            Packet rewritten = new Packet(packet.sequenceId(), payload);
+            packet.release();
+            packet = rewritten;
+            sql = substituted;
         }
         RuleSnapshot rules = session.services().routing().current();
         String schema = session.desired().schema();
