@@ -41,6 +41,7 @@ import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.router.tls.FrontendTls;
 import io.shardgate.router.tls.ServerRsaKeys;
+import io.shardgate.sharding.key.SnowflakeIds;
 import io.shardgate.sharding.rule.InvalidRulesException;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.io.IOException;
@@ -224,7 +225,8 @@ public final class Shardgate implements AutoCloseable {
                     routing,
                     new AtomicInteger(),
                     metrics,
-                    sessions);
+                    sessions,
+                    new SnowflakeIds(settings.nodeId()));
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             metrics.clientConnections(limit::open);
             ServerBootstrap bootstrap = new ServerBootstrap()
@@ -344,7 +346,8 @@ public final class Shardgate implements AutoCloseable {
                 services.routing(),
                 services.connectionIds(),
                 new RouterMetrics(), // admin logins and errors stay out of the data plane's meters
-                new SessionRegistry()); // nor are they client sessions
+                new SessionRegistry(), // nor are they client sessions
+                services.keys());
     }
 
     /** Unique among live routers: the host name (or bind address) and the MySQL port. */

@@ -175,7 +175,8 @@ class ComposeFilesTest {
                 config.hostgroups().stream().filter(h -> !h.readers().isEmpty()).toList();
         assertThat(withReaders).hasSize(1);
         HostgroupConfig hostgroup = withReaders.get(0);
-        String replica = BackendAddress.parse(hostgroup.readers().get(0).address()).host();
+        String replica =
+                BackendAddress.parse(hostgroup.readers().get(0).address()).host();
         String writer = hostgroup.writerAddress().host();
 
         assertThat(source)

@@ -70,7 +70,8 @@ class ReadWriteSplitIT {
                 monitored ? "{interval_millis: 100, timeout_millis: 5000, shun_after_failures: 2}" : "{enabled: false}";
         return Shardgate.start(RouterConfig.parse(String.join(
                 "\n",
-                "server: {port: 0, http_port: 0, data_dir: \"" + dir.resolve(monitored ? "router" : "router-unmonitored") + "\"}",
+                "server: {port: 0, http_port: 0, data_dir: \""
+                        + dir.resolve(monitored ? "router" : "router-unmonitored") + "\"}",
                 "users:",
                 "  - {name: app, password: app-pw}",
                 "hostgroups:",

@@ -82,6 +82,7 @@ public final class ResponseScanner {
     private Response current;
     private Expect expect = Expect.IDLE;
     private int statusFlags;
+    private long insertId;
     /** Definitions still to come in the COLUMN_DEFS / PREPARE_* states. */
     private int remaining;
     /** Columns announced by COM_STMT_PREPARE_OK, sent after the parameter definitions. */
@@ -111,6 +112,11 @@ public final class ResponseScanner {
     /** True when every expected response is complete. */
     public boolean idle() {
         return expect == Expect.IDLE && skip == 0 && !continuation;
+    }
+
+    /** Last insert id of the OK that ended the last response (0 when it ended otherwise). */
+    public long insertId() {
+        return insertId;
     }
 
     /** Server status flags of the last OK or EOF packet seen. */
@@ -291,6 +297,7 @@ public final class ResponseScanner {
             default -> {
                 if (first == OK) {
                     statusFlags = okStatus(in, payload);
+                    insertId = lengthEncodedIntAt(in, payload + 1 + lengthEncodedSizeAt(in, payload + 1));
                     endOfResult();
                 } else if (first == LOCAL_INFILE) {
                     // the OK or ERR that ends the upload comes next, still in state FIRST
@@ -337,6 +344,7 @@ public final class ResponseScanner {
         Response next = queued.poll();
         if (next != null) {
             current = next;
+            insertId = 0;
             expect = next == Response.ROWS
                     ? Expect.ROWS
                     : (next == Response.FIELD_LIST ? Expect.FIELD_LIST : Expect.FIRST);

@@ -432,6 +432,22 @@ class ResponseScannerTest {
     }
 
     @Test
+    void remembersTheInsertIdOfTheOkEndingAStatement() {
+        ResponseScanner scanner = new ResponseScanner(true, (status, error) -> {});
+        scanner.expect(Response.RESULT_SET);
+        // OK: 1 row affected, insert id 300 (0xFC + 2 bytes), status 0x0002, no warnings
+        byte[] ok = ByteBufUtil.decodeHexDump("09000001" + "00" + "01" + "fc2c01" + "0200" + "0000");
+        assertThat(scanner.scan(Unpooled.wrappedBuffer(ok))).isEqualTo(ok.length);
+        assertThat(scanner.insertId()).isEqualTo(300);
+        assertThat(scanner.statusFlags()).isEqualTo(0x0002);
+        scanner.expect(Response.RESULT_SET);
+        assertThat(scanner.insertId()).as("a new response starts without one").isZero();
+        scanner.scan(
+                Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("07000001" + "00" + "00" + "00" + "0200" + "0000")));
+        assertThat(scanner.insertId()).isZero();
+    }
+
+    @Test
     void idleScannerHasNothingOutstanding() {
         ResponseScanner scanner = new ResponseScanner(true, (status, error) -> {});
         assertThat(scanner.idle()).isTrue();

@@ -73,6 +73,11 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         return scanner.statusFlags();
     }
 
+    /** Last insert id of the OK that ended the last response (0 when there was none). */
+    public long insertId() {
+        return scanner.insertId();
+    }
+
     /** Announces a command whose response the router consumes itself; nothing else may be in flight. */
     public void expectInternal(ResponseScanner.Response response, Channel backend) {
         internal = backend.alloc().buffer(64);

@@ -1,5 +1,6 @@
 package io.shardgate.router.config;
 
+import io.shardgate.sharding.key.SnowflakeIds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -22,6 +23,8 @@ import java.util.Set;
  * @param handshakeTimeoutMillis time a client has to complete authentication
  * @param ioThreads event loop threads; 0 means one per core
  * @param tls TLS offered to clients
+ * @param nodeId this router's number in the cluster (0..1023), part of every key it generates; each
+ *     router of a cluster needs its own
  */
 public record ServerSettings(
         String bind,
@@ -36,7 +39,8 @@ public record ServerSettings(
         Integer connectTimeoutMillis,
         Integer handshakeTimeoutMillis,
         Integer ioThreads,
-        TlsConfig tls) {
+        TlsConfig tls,
+        Integer nodeId) {
 
     static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
 
@@ -53,10 +57,11 @@ public record ServerSettings(
         handshakeTimeoutMillis = handshakeTimeoutMillis == null ? 10_000 : handshakeTimeoutMillis;
         ioThreads = ioThreads == null ? 0 : ioThreads;
         tls = tls == null ? TlsConfig.defaults() : tls;
+        nodeId = nodeId == null ? 0 : nodeId;
     }
 
     static ServerSettings defaults() {
-        return new ServerSettings(null, null, null, null, null, null, null, null, null, null, null, null, null);
+        return new ServerSettings(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     List<String> validate() {
@@ -79,6 +84,10 @@ public record ServerSettings(
         }
         if (ioThreads < 0) {
             problems.add("server.io_threads must be 0 (one per core) or more, was " + ioThreads);
+        }
+        if (nodeId < 0 || nodeId > SnowflakeIds.MAX_NODE_ID) {
+            problems.add(
+                    "server.node_id must be 0.." + SnowflakeIds.MAX_NODE_ID + " (unique per router), was " + nodeId);
         }
         if ((tls.cert() == null) != (tls.key() == null)) {
             problems.add("server.tls: set both cert and key, or neither (a self-signed pair is generated)");

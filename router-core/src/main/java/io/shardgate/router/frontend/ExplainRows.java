@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.key.KeyGenerator;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.Route;
 import io.shardgate.sharding.plan.Target;
@@ -22,12 +23,15 @@ final class ExplainRows {
     private final QueryRuleMatch rule;
     private final Digest digest;
     private final RuleSnapshot rules;
+    /** Keys for an INSERT that would generate them: drawn for the display, never used for a row. */
+    private final KeyGenerator keys;
 
-    ExplainRows(Plan plan, QueryRuleMatch rule, Digest digest, RuleSnapshot rules) {
+    ExplainRows(Plan plan, QueryRuleMatch rule, Digest digest, RuleSnapshot rules, KeyGenerator keys) {
         this.plan = plan;
         this.rule = rule;
         this.digest = digest;
         this.rules = rules;
+        this.keys = keys;
     }
 
     /** Rows of (step, hostgroup or null, detail). */
@@ -49,6 +53,9 @@ final class ExplainRows {
             return rows;
         }
         Values values = Values.of(digest);
+        if (plan.route() instanceof Route.SplitInsert split) {
+            values = split.withGeneratedKeys(values, keys);
+        }
         Targets targets = plan.targets(values, rules);
         if (targets.error() != null) {
             rows.add(row("error", null, targets.error()));

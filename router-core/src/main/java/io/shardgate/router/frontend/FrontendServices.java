@@ -5,6 +5,7 @@ import io.shardgate.router.config.ServerSettings;
 import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
+import io.shardgate.sharding.key.KeyGenerator;
 import java.security.KeyPair;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param connectionIds source of the connection ids clients see
  * @param metrics meters the sessions update (commands, errors)
  * @param sessions the logged-in sessions, for the admin interface
+ * @param keys generates the sharding keys of rows inserted without one (tables with key_generation)
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -37,4 +39,5 @@ public record FrontendServices(
         RoutingRules routing,
         AtomicInteger connectionIds,
         RouterMetrics metrics,
-        SessionRegistry sessions) {}
+        SessionRegistry sessions,
+        KeyGenerator keys) {}

@@ -93,6 +93,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     private ChangeUserExchange changeUser;
     private final PreparedStatementCommands prepared;
+    private final LastInsertId lastInsertId = new LastInsertId();
 
     private boolean closed;
 
@@ -378,6 +379,13 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             // a failed SET may have applied part of its assignments: that session is unknown now
             lease.pin(EnumSet.of(PinReason.UNTRACKED_SET));
         }
+        if (inFlightInsert
+                && !error
+                && lease.current() != null
+                && lease.current().relay().insertId() != 0) {
+            // the backend may have generated an AUTO_INCREMENT value: its LAST_INSERT_ID() counts now
+            lastInsertId.backendInsert();
+        }
         busy = false;
         statementEnded(error);
         lease.afterResponse(statusFlags, inFlightInsert && !error);
@@ -397,6 +405,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     private void resetConnection(Packet packet) {
         leases.clearStickyPins();
+        lastInsertId.reset();
         prepared.clear();
         transactionStart = null;
         desired = SessionVariables.initial(desired.schema());
@@ -467,6 +476,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     void changedUser(UserConfig newUser, ComChangeUser request, int sequenceId) {
         user = newUser;
         prepared.clear();
+        lastInsertId.reset();
         String schema =
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
         leases.clearStickyPins();
@@ -518,6 +528,10 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 !pins.isEmpty(),
                 pins.stream().map(PinReason::description).toList(),
                 leases.held());
+    }
+
+    LastInsertId lastInsertId() {
+        return lastInsertId;
     }
 
     SessionLeases leases() {

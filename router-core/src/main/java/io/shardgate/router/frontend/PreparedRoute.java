@@ -9,6 +9,7 @@ import io.shardgate.protocol.row.BinaryValue;
 import io.shardgate.protocol.type.MySqlType;
 import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.key.KeyGenerator;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.Route;
 import io.shardgate.sharding.plan.Target;
@@ -117,7 +118,7 @@ final class PreparedRoute {
      * parameter types bound (see {@link ExecuteTypes}). Re-plans first if the rules changed. The
      * parameters are decoded only when the route depends on them or may span several hostgroups.
      */
-    Execution execution(RoutingRules routing, ByteBuf execute, Capabilities client, int parameters) {
+    Execution execution(RoutingRules routing, ByteBuf execute, Capabilities client, int parameters, KeyGenerator keys) {
         RuleSnapshot now = routing.current();
         if (now != rules) {
             adopt(routing.plan(digest, schema, now), now);
@@ -136,6 +137,9 @@ final class PreparedRoute {
             values.add(raw == null ? null : value(raw, decoded.types().get(i)));
         }
         Values bound = Values.of(digest, values);
+        if (plan.route() instanceof Route.SplitInsert split) {
+            bound = split.withGeneratedKeys(bound, keys);
+        }
         return new Execution(plan.targets(bound, rules), bound, decoded);
     }
 

@@ -235,7 +235,11 @@ final class PreparedStatementCommands {
         PreparedRoute.Execution execution;
         try {
             execution = statement.route.execution(
-                    session.services().routing(), execute.payload(), session.capabilities(), statement.parameters);
+                    session.services().routing(),
+                    execute.payload(),
+                    session.capabilities(),
+                    statement.parameters,
+                    session.services().keys());
         } catch (RuntimeException e) {
             execute.release();
             session.reply(1, ErrPacket.of(ErrorCode.ER_MALFORMED_PACKET));
@@ -243,7 +247,9 @@ final class PreparedStatementCommands {
         }
         Targets targets = execution.targets();
         String problem = targets.error();
-        if (problem == null && !targets.anyOne() && targets.targets().size() != 1) {
+        // generated keys go into the SQL and the client's OK: answered here even for one target
+        boolean generated = execution.values() != null && execution.values().firstGeneratedKey() != 0;
+        if (problem == null && !targets.anyOne() && (targets.targets().size() != 1 || generated)) {
             if (statement.longDataHostgroup >= 0) {
                 problem = "long data parameters for a statement on several hostgroups " + targets.hostgroups();
             } else {

@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ErrPacket;
@@ -61,6 +62,23 @@ final class QueryRouter {
             explain(explain.group(1));
             return;
         }
+        String lastInsertIdColumn = session.lastInsertId().column(sql);
+        if (lastInsertIdColumn != null) {
+            packet.release();
+            session.replyRows(
+                    List.of(TextResultSet.Column.integer(lastInsertIdColumn)),
+                    List.of(List.of(session.lastInsertId().value())));
+            return;
+        }
+        String substituted = session.lastInsertId().substitute(sql);
+        if (!substituted.equals(sql)) { // the router's LAST_INSERT_ID() written in: route by the value
+            ByteBuf payload = session.client().alloc().buffer(1 + ByteBufUtil.utf8Bytes(substituted));
+            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(substituted, StandardCharsets.UTF_8);
+            Packet rewritten = new Packet(packet.sequenceId(), payload);
+            packet.release();
+            packet = rewritten;
+            sql = substituted;
+        }
         RuleSnapshot rules = session.services().routing().current();
         String schema = session.desired().schema();
         Digest digest = Digest.of(sql);
@@ -94,6 +112,9 @@ final class QueryRouter {
             return;
         }
         Values values = Values.of(digest);
+        if (route instanceof Route.SplitInsert split) {
+            values = split.withGeneratedKeys(values, session.services().keys());
+        }
         Targets targets = plan.targets(values, rules);
         if (targets.error() != null) {
             packet.release();
@@ -101,7 +122,8 @@ final class QueryRouter {
             return;
         }
         List<Target> list = targets.targets();
-        if (targets.anyOne() || list.size() == 1) {
+        // generated keys: the client's OK must carry the first one, so even one target is answered here
+        if ((targets.anyOne() || list.size() == 1) && values.firstGeneratedKey() == 0) {
             Target target = targets.anyOne() ? pickOne(list) : list.get(0);
             RenderedSql rewritten = plan.sql() instanceof ShardSql.Verbatim ? null : plan.sql(targets, target, values);
             single(packet, target.hostgroup(), rewritten, effects, insert, rule, plan.kind(), role);
@@ -257,7 +279,7 @@ final class QueryRouter {
                         TextResultSet.Column.text("step"),
                         TextResultSet.Column.integer("hostgroup"),
                         TextResultSet.Column.text("detail")),
-                new ExplainRows(plan, rule, digest, rules).rows());
+                new ExplainRows(plan, rule, digest, rules, session.services().keys()).rows());
     }
 
     static boolean isInsert(String sql) {

@@ -9,6 +9,7 @@ import io.shardgate.protocol.packet.ParameterType;
 import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.protocol.type.MySqlType;
 import io.shardgate.router.merge.MergeException;
 import io.shardgate.router.merge.ShardResultMerger;
 import io.shardgate.router.pool.PooledConnection;
@@ -16,6 +17,7 @@ import io.shardgate.router.session.StatementEffects;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.RenderedSql;
+import io.shardgate.sharding.plan.ShardSql;
 import io.shardgate.sharding.plan.Target;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.plan.Values;
@@ -36,6 +38,8 @@ import java.util.List;
 final class ScatterExecution {
     /** Backend connections never negotiate query attributes: parameters go without names. */
     private static final Capabilities BACKEND = Capabilities.NONE;
+    /** A router-generated key bound to a placeholder: BIGINT. */
+    private static final ParameterType GENERATED_KEY = new ParameterType(MySqlType.LONGLONG, false);
 
     private final FrontendSession session;
     private final Plan plan;
@@ -135,6 +139,11 @@ final class ScatterExecution {
         List<byte[]> bound = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             int p = sql.parameters().get(i);
+            if (p < 0) {
+                types.add(GENERATED_KEY);
+                bound.add(longLe(values.generatedKey(ShardSql.GeneratedKey.rowOf(p))));
+                continue;
+            }
             types.add(parameters.types().get(p));
             bound.add(parameters.values().get(p));
             if (parameters.values().get(p) == null) {
@@ -147,6 +156,14 @@ final class ScatterExecution {
                 out -> execute.write(out, BACKEND),
                 Response.RESULT_SET,
                 (response, failed) -> finished(lease, index, response));
+    }
+
+    private static byte[] longLe(long value) {
+        byte[] out = new byte[8];
+        for (int i = 0; i < 8; i++) {
+            out[i] = (byte) (value >>> (8 * i));
+        }
+        return out;
     }
 
     private void finished(BackendLease lease, int index, ByteBuf response) {
@@ -184,6 +201,11 @@ final class ScatterExecution {
                     error(Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "cannot merge the shards' results: " + e.getMessage()));
         } finally {
             releaseResponses();
+        }
+        long generated = values.firstGeneratedKey();
+        if (generated != 0 && GeneratedInsertOk.isOk(answer)) {
+            answer = GeneratedInsertOk.withInsertIdAndRelease(session.client().alloc(), answer, generated);
+            session.lastInsertId().generated(generated);
         }
         session.finishRouted(answer);
     }

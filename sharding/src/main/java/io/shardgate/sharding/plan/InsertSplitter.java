@@ -9,6 +9,18 @@ final class InsertSplitter {
 
     /** The template, or {@code null} when the text has no top-level {@code VALUES (...)} rows. */
     static ShardSql.InsertRows split(String text) {
+        return split(text, null, null);
+    }
+
+    /**
+     * The template of an INSERT into a table whose keys the router generates, or {@code null}.
+     *
+     * @param addedKeyColumn the key column when the column list lacks it: appended to the list, and
+     *     each row gets its generated key as the last value; else null
+     * @param keyEdits when the key column is listed: per row, the edit of its key value (a generated
+     *     key for NULL / DEFAULT, a {@link ShardSql.KeySlot} for a literal or placeholder); else null
+     */
+    static ShardSql.InsertRows split(String text, String addedKeyColumn, List<SqlTemplate.Edit> keyEdits) {
         int values = topLevel(text, " VALUES ");
         int keyword = 8;
         if (values < 0) {
@@ -36,15 +48,38 @@ final class InsertSplitter {
         if (rows.isEmpty()) {
             return null;
         }
+        boolean generates = addedKeyColumn != null || keyEdits != null;
+        if (keyEdits != null && keyEdits.size() != rows.size()) {
+            return null;
+        }
         SqlTemplate t = new SqlTemplate(text);
         List<List<ShardSql.Segment>> rowSegments = new ArrayList<>();
-        for (int[] r : rows) {
-            rowSegments.add(t.segments(r[0], r[1], List.of()));
+        for (int r = 0; r < rows.size(); r++) {
+            int[] span = rows.get(r);
+            List<SqlTemplate.Edit> edits = List.of();
+            if (addedKeyColumn != null) {
+                // before the row's closing parenthesis: ", <key>"
+                edits = List.of(new SqlTemplate.Edit(
+                        span[1] - 1, span[1] - 1, List.of(new ShardSql.Text(", "), new ShardSql.GeneratedKey(r))));
+            } else if (keyEdits != null) {
+                edits = List.of(keyEdits.get(r));
+            }
+            rowSegments.add(t.segments(span[0], span[1], edits));
+        }
+        List<SqlTemplate.Edit> prefixEdits = List.of();
+        if (addedKeyColumn != null) {
+            int close = values - 1; // "... (a, b) VALUES": the column list ends right before
+            if (close < 0 || text.charAt(close) != ')') {
+                return null;
+            }
+            prefixEdits = List.of(new SqlTemplate.Edit(
+                    close, close, List.of(new ShardSql.Text(", `" + addedKeyColumn.replace("`", "``") + "`"))));
         }
         return new ShardSql.InsertRows(
-                t.segments(0, rows.get(0)[0], List.of()),
+                t.segments(0, rows.get(0)[0], prefixEdits),
                 rowSegments,
-                t.segments(rows.get(rows.size() - 1)[1], text.length(), List.of()));
+                t.segments(rows.get(rows.size() - 1)[1], text.length(), List.of()),
+                generates);
     }
 
     private static int topLevel(String text, String word) {

@@ -102,8 +102,11 @@ public record Plan(
             r.hostgroups().forEach(hgs::add);
         } else if (route instanceof Route.SplitInsert r) {
             out.put("table", r.table().name()).put("column", r.table().keyed().column());
+            if (r.table().generatesKeys()) {
+                out.put("key_generation", r.table().keyGeneration().name().toLowerCase(java.util.Locale.ROOT));
+            }
             ArrayNode keys = out.putArray("keys");
-            r.keySlots().forEach(s -> keys.add("?" + (s + 1)));
+            r.keySlots().forEach(s -> keys.add(s == Route.SplitInsert.GENERATED ? "generated" : "?" + (s + 1)));
         } else if (route instanceof Route.Session r) {
             out.put("statement", r.statement());
         } else if (route instanceof Route.Refuse r) {

@@ -7,7 +7,12 @@ record Planned(StatementKind kind, Role role, Route route, ShardSql sql, ShardSq
 
     static Planned of(StatementKind kind, Role role, Route route) {
         ShardSql verbatim = new ShardSql.Verbatim();
-        MergeSpec merge = kind == StatementKind.SELECT ? MergeSpec.CONCAT : MergeSpec.AFFECTED_ROWS;
+        // a write to every copy of a broadcast table changed its rows once, as the client sees it:
+        // the first copy's affected rows, not their sum
+        boolean dml = kind == StatementKind.INSERT || kind == StatementKind.UPDATE || kind == StatementKind.DELETE;
+        MergeSpec merge = kind == StatementKind.SELECT || (dml && route instanceof Route.Broadcast)
+                ? MergeSpec.CONCAT
+                : MergeSpec.AFFECTED_ROWS;
         return new Planned(kind, role, route, verbatim, verbatim, merge);
     }
 

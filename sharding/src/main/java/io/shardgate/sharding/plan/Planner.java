@@ -104,6 +104,10 @@ public final class Planner {
                     return new StatementClassifier(rules, schema, text).classify("not parsed");
             }
         } catch (SqlParseException e) {
+            Planned catalog = first.equals("SELECT") ? new InformationSchemaPlanner(rules, text).planUnparsed() : null;
+            if (catalog != null) {
+                return catalog;
+            }
             String message =
                     e.getMessage() == null ? "parse error" : e.getMessage().split("\n", 2)[0];
             Planned classified = new StatementClassifier(rules, schema, text).classify(message);
@@ -139,7 +143,7 @@ public final class Planner {
         return planned;
     }
 
-    private static SqlNode parse(String sql) throws SqlParseException {
+    static SqlNode parse(String sql) throws SqlParseException {
         return SqlParser.create(sql, PARSER).parseStmt();
     }
 }

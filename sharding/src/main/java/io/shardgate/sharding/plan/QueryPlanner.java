@@ -16,6 +16,7 @@ import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlInsert;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlOrderBy;
@@ -63,6 +64,12 @@ final class QueryPlanner {
             return Planned.of(StatementKind.SELECT, role, new Route.Refuse(resolveCode, resolveError));
         }
         Placement placement = new Placement(tables.refs, schema);
+        if (tables.unsupported() == null && tables.refs.stream().noneMatch(TableRef::nested)) {
+            Planned catalog = new InformationSchemaPlanner(rules, text).plan(query, orderBy, placement);
+            if (catalog != null) {
+                return catalog;
+            }
+        }
         List<SqlNode> where = query instanceof SqlSelect s ? Placement.conjuncts(s.getWhere()) : List.of();
         Route route = placement.route(tables.joinConditions, where, false, defaultHostgroup);
         if (tables.unsupported() != null && !singleHost(route)) {
@@ -168,8 +175,13 @@ final class QueryPlanner {
                     : new Route.Broadcast(rule.strategy().hostgroups(), true);
             return Planned.of(kind, Role.WRITER, route);
         }
+        return keyedInsert(rule, insert.getTargetColumnList(), (SqlBasicCall) source, verb);
+    }
+
+    /** An INSERT into a hash or range table: rows split by key, keys generated where the rule says. */
+    private Planned keyedInsert(TableRule rule, SqlNodeList columns, SqlBasicCall source, String verb) {
+        StatementKind kind = StatementKind.INSERT;
         String key = rule.keyed().column();
-        SqlNodeList columns = insert.getTargetColumnList();
         if (columns == null) {
             return Planned.refuse(kind, verb + " into sharded table " + rule.name() + " needs a column list");
         }
@@ -179,29 +191,54 @@ final class QueryPlanner {
                 keyIndex = i;
             }
         }
-        if (keyIndex < 0) {
+        if (keyIndex < 0 && !rule.generatesKeys()) {
             return Planned.refuse(
                     kind,
                     verb + " into " + rule.name() + " without its sharding key " + key
-                            + " (key generation is not supported yet)");
+                            + " (declare key_generation: snowflake on the table to have the router generate it)");
         }
+        List<SqlNode> rows = source.getOperandList();
         List<Integer> keySlots = new ArrayList<>();
-        for (SqlNode row : ((SqlBasicCall) source).getOperandList()) {
-            SqlNode value = ((SqlBasicCall) row).operand(keyIndex);
+        List<SqlTemplate.Edit> keyEdits = new ArrayList<>();
+        for (int r = 0; r < rows.size(); r++) {
+            if (keyIndex < 0) {
+                keySlots.add(Route.SplitInsert.GENERATED);
+                continue;
+            }
+            SqlNode value = ((SqlBasicCall) rows.get(r)).operand(keyIndex);
+            int start = value.getParserPosition().getColumnNum() - 1;
+            int end = value.getParserPosition().getEndColumnNum();
+            if (rule.generatesKeys() && isNullOrDefault(value)) {
+                keySlots.add(Route.SplitInsert.GENERATED);
+                keyEdits.add(new SqlTemplate.Edit(start, end, List.of(new ShardSql.GeneratedKey(r))));
+                continue;
+            }
             if (!(value instanceof SqlDynamicParam p) || isList(p.getIndex())) {
                 return Planned.refuse(
                         kind,
                         "the sharding key " + key + " of every row of " + verb + " INTO " + rule.name()
-                                + " must be a literal or a parameter");
+                                + " must be a literal or a parameter"
+                                + (rule.generatesKeys() ? " (or NULL / DEFAULT to generate it)" : ""));
             }
             keySlots.add(p.getIndex());
+            keyEdits.add(new SqlTemplate.Edit(start, end, List.of(new ShardSql.KeySlot(p.getIndex(), r))));
         }
-        ShardSql split = InsertSplitter.split(text);
+        ShardSql split = !rule.generatesKeys()
+                ? InsertSplitter.split(text)
+                : InsertSplitter.split(text, keyIndex < 0 ? key : null, keyIndex < 0 ? null : keyEdits);
         if (split == null) {
             return Planned.refuse(kind, "cannot locate the VALUES rows of " + verb + " INTO " + rule.name());
         }
         Route route = new Route.SplitInsert(rule, keySlots);
-        return new Planned(kind, Role.WRITER, route, new ShardSql.Verbatim(), split, MergeSpec.AFFECTED_ROWS);
+        // generated keys are part of the SQL: even one target gets the rendered statement
+        ShardSql single = rule.generatesKeys() ? split : new ShardSql.Verbatim();
+        return new Planned(kind, Role.WRITER, route, single, split, MergeSpec.AFFECTED_ROWS);
+    }
+
+    /** NULL or DEFAULT as a key value: MySQL's way of asking for the next AUTO_INCREMENT value. */
+    private static boolean isNullOrDefault(SqlNode value) {
+        return (value instanceof SqlLiteral literal && literal.getValue() == null)
+                || value.getKind() == SqlKind.DEFAULT;
     }
 
     private boolean isList(int slot) {

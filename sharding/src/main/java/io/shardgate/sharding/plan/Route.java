@@ -1,6 +1,7 @@
 package io.shardgate.sharding.plan;
 
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.sharding.key.KeyGenerator;
 import io.shardgate.sharding.rule.KeyValues;
 import io.shardgate.sharding.rule.KeyedStrategy;
 import io.shardgate.sharding.rule.RangeStrategy;
@@ -135,18 +136,63 @@ public sealed interface Route
 
     /**
      * Requires an INSERT into a hash or range table with the key slot of every VALUES row: rows are
-     * grouped by owning hostgroup; a key that maps to no hostgroup refuses the execution.
+     * grouped by owning hostgroup; a key that maps to no hostgroup refuses the execution. With key
+     * generation a row's slot may be {@link #GENERATED} (key omitted, NULL or DEFAULT) and a slot
+     * whose value is NULL is generated too: {@link #withGeneratedKeys} must run first.
      */
     record SplitInsert(TableRule table, List<Integer> keySlots) implements Route {
+        /** A row whose key the router always generates. */
+        public static final int GENERATED = -1;
+
         public SplitInsert {
             keySlots = List.copyOf(keySlots);
+        }
+
+        /**
+         * The values plus a generated key for each row that needs one (keys from {@code keys}, in
+         * row order, so the first is the statement's LAST_INSERT_ID); {@code values} itself when
+         * no row does.
+         */
+        public Values withGeneratedKeys(Values values, KeyGenerator keys) {
+            if (!table.generatesKeys()) {
+                return values;
+            }
+            long[] byRow = new long[keySlots.size()];
+            int needed = 0;
+            for (int row = 0; row < byRow.length; row++) {
+                if (needsKey(values, row)) {
+                    byRow[row] = -1;
+                    needed++;
+                }
+            }
+            if (needed == 0) {
+                return values;
+            }
+            long[] generated = keys.next(needed);
+            int next = 0;
+            for (int row = 0; row < byRow.length; row++) {
+                if (byRow[row] == -1) {
+                    byRow[row] = generated[next++];
+                }
+            }
+            return values.withGeneratedKeys(byRow);
+        }
+
+        private boolean needsKey(Values values, int row) {
+            int slot = keySlots.get(row);
+            return slot == GENERATED || values.scalar(slot) == null;
         }
 
         @Override
         public Targets targets(Values values) {
             Map<Integer, List<Integer>> rows = new TreeMap<>();
             for (int row = 0; row < keySlots.size(); row++) {
-                Object key = values.scalar(keySlots.get(row));
+                long generated = values.generatedKey(row);
+                if (generated == 0 && table.generatesKeys() && needsKey(values, row)) {
+                    throw new IllegalStateException(
+                            "row " + (row + 1) + " needs a generated key: call withGeneratedKeys");
+                }
+                Object key = generated != 0 ? (Object) generated : values.scalar(keySlots.get(row));
                 int hg = table.keyed().hostgroupOf(key);
                 if (hg < 0) {
                     return Targets.error("row " + (row + 1) + " of INSERT INTO " + table.name() + ": sharding key "

@@ -9,7 +9,8 @@ import java.util.List;
  * normalized text whose slots are filled with the client's own literal text (or placeholders) at
  * each execution. Templates never hold values.
  */
-public sealed interface ShardSql permits ShardSql.Verbatim, ShardSql.Template, ShardSql.InsertRows {
+public sealed interface ShardSql
+        permits ShardSql.Verbatim, ShardSql.Template, ShardSql.InsertRows, ShardSql.ByHostgroup {
 
     /** The SQL for {@code target} in this execution. */
     RenderedSql render(Values values, Target target);
@@ -54,8 +55,17 @@ public sealed interface ShardSql permits ShardSql.Verbatim, ShardSql.Template, S
         }
     }
 
-    /** A multi-row INSERT cut per target: the prefix, the target's rows joined by commas, the suffix. */
-    record InsertRows(List<Segment> prefix, List<List<Segment>> rows, List<Segment> suffix) implements ShardSql {
+    /**
+     * A multi-row INSERT cut per target: the prefix, the target's rows joined by commas, the suffix.
+     *
+     * @param generatesKeys rows may carry router-generated keys: always rendered, never the client's SQL
+     */
+    record InsertRows(List<Segment> prefix, List<List<Segment>> rows, List<Segment> suffix, boolean generatesKeys)
+            implements ShardSql {
+        public InsertRows(List<Segment> prefix, List<List<Segment>> rows, List<Segment> suffix) {
+            this(prefix, rows, suffix, false);
+        }
+
         public InsertRows {
             prefix = List.copyOf(prefix);
             rows = rows.stream().map(List::copyOf).toList();
@@ -64,7 +74,7 @@ public sealed interface ShardSql permits ShardSql.Verbatim, ShardSql.Template, S
 
         @Override
         public RenderedSql render(Values values, Target target) {
-            if (target.rows().size() == rows.size()) {
+            if (target.rows().size() == rows.size() && !generatesKeys) {
                 return new Verbatim().render(values, target);
             }
             StringBuilder sql = new StringBuilder();
@@ -90,8 +100,36 @@ public sealed interface ShardSql permits ShardSql.Verbatim, ShardSql.Template, S
         }
     }
 
+    /** Different SQL per hostgroup (information_schema reads: each reports what it represents). */
+    record ByHostgroup(java.util.Map<Integer, ShardSql> sql) implements ShardSql {
+        public ByHostgroup {
+            sql = java.util.Map.copyOf(sql);
+        }
+
+        @Override
+        public RenderedSql render(Values values, Target target) {
+            ShardSql mine = sql.get(target.hostgroup());
+            if (mine == null) {
+                throw new IllegalArgumentException("no SQL for hostgroup " + target.hostgroup());
+            }
+            return mine.render(values, target);
+        }
+
+        @Override
+        public String describe() {
+            StringBuilder b = new StringBuilder();
+            new java.util.TreeMap<>(sql)
+                    .forEach((hg, s) -> b.append(b.length() == 0 ? "" : " | ")
+                            .append("hg")
+                            .append(hg)
+                            .append(": ")
+                            .append(s.describe()));
+            return b.toString();
+        }
+    }
+
     /** A piece of a template. */
-    sealed interface Segment permits Text, Slot, LimitSum {
+    sealed interface Segment permits Text, Slot, LimitSum, GeneratedKey, KeySlot {
         static void renderAll(List<Segment> segments, Values values, StringBuilder sql, List<Integer> params) {
             for (Segment s : segments) {
                 if (s instanceof Text t) {
@@ -99,6 +137,15 @@ public sealed interface ShardSql permits ShardSql.Verbatim, ShardSql.Template, S
                 } else if (s instanceof Slot slot) {
                     sql.append(values.source(slot.slot()));
                     values.parametersOf(slot.slot(), params);
+                } else if (s instanceof GeneratedKey key) {
+                    GeneratedKey.render(key.row(), values, sql, params);
+                } else if (s instanceof KeySlot key) {
+                    if (values.generatedKey(key.row()) != 0) {
+                        GeneratedKey.render(key.row(), values, sql, params);
+                    } else {
+                        sql.append(values.source(key.slot()));
+                        values.parametersOf(key.slot(), params);
+                    }
                 } else {
                     sql.append(((LimitSum) s).evaluate(values));
                 }
@@ -112,6 +159,10 @@ public sealed interface ShardSql permits ShardSql.Verbatim, ShardSql.Template, S
                     b.append(t.text());
                 } else if (s instanceof Slot slot) {
                     b.append('?').append(slot.slot() + 1);
+                } else if (s instanceof GeneratedKey) {
+                    b.append("{generated}");
+                } else if (s instanceof KeySlot key) {
+                    b.append("{?").append(key.slot() + 1).append(" or generated}");
                 } else {
                     LimitSum l = (LimitSum) s;
                     b.append("{?")
@@ -130,6 +181,36 @@ public sealed interface ShardSql permits ShardSql.Verbatim, ShardSql.Template, S
 
     /** The client's text of one slot (a literal, a placeholder, or an IN list's elements). */
     record Slot(int slot) implements Segment {}
+
+    /**
+     * The key the router generated for INSERT row {@code row}: inlined as a number in the text
+     * protocol; in the binary protocol a {@code ?} bound to it, so the shard SQL stays the same
+     * across executions (and is prepared once per connection). Its parameter number is
+     * {@link #parameter}.
+     */
+    record GeneratedKey(int row) implements Segment {
+        static void render(int row, Values values, StringBuilder sql, List<Integer> params) {
+            if (values.binary()) {
+                sql.append('?');
+                params.add(parameter(row));
+            } else {
+                sql.append(values.generatedKey(row));
+            }
+        }
+
+        /** In {@link RenderedSql#parameters()}: a negative number, -(row + 1), stands for this row's key. */
+        public static int parameter(int row) {
+            return -(row + 1);
+        }
+
+        /** The row whose generated key a negative parameter number stands for. */
+        public static int rowOf(int parameter) {
+            return -parameter - 1;
+        }
+    }
+
+    /** A key slot of a table that generates keys: the client's value, or the generated key when that is NULL. */
+    record KeySlot(int slot, int row) implements Segment {}
 
     /** A LIMIT pushed down to shards: the offset's value plus the count's, as one number. */
     record LimitSum(int offsetSlot, int countSlot) implements Segment {

@@ -10,7 +10,9 @@ import io.shardgate.sharding.rule.TableRule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -53,10 +55,35 @@ final class StatementClassifier {
             Pattern.CASE_INSENSITIVE);
     private static final Pattern DATABASE_DDL =
             Pattern.compile("^(?:CREATE|DROP|ALTER) (?:DATABASE|SCHEMA)\\b", Pattern.CASE_INSENSITIVE);
+    private static final String NAME = "(?:`[^`]*`|[^\\s`;.]+)";
+    /** DESCRIBE t [col], SHOW [FULL] COLUMNS / INDEX FROM t [FROM db] [LIKE / WHERE], SHOW CREATE TABLE t. */
     private static final Pattern DESCRIBE = Pattern.compile(
-            "^(?:DESCRIBE|DESC|SHOW (?:FULL )?(?:COLUMNS|FIELDS|INDEX|INDEXES|KEYS) (?:FROM|IN)"
-                    + "|SHOW CREATE TABLE) ((?:`[^`]*`|[^\\s`;]+)(?:\\.(?:`[^`]*`|[^\\s`;]+))?)$",
+            "^(?:(?:DESCRIBE|DESC) (" + NAME + "(?:\\." + NAME + ")?)(?: " + NAME + "| \\?)?"
+                    + "|SHOW (?:FULL |EXTENDED )*(?:COLUMNS|FIELDS|INDEX|INDEXES|KEYS) (?:FROM|IN) (" + NAME
+                    + "(?:\\." + NAME + ")?)(?: (?:FROM|IN) (" + NAME + "))?(?: LIKE \\?| WHERE .*)?"
+                    + "|SHOW CREATE TABLE (" + NAME + "(?:\\." + NAME + ")?))$",
             Pattern.CASE_INSENSITIVE);
+    /** SHOW DATABASES over several hostgroups: each lists its own, the client sees each name once, in order. */
+    private static final Pattern SHOW_DATABASES =
+            Pattern.compile("^SHOW (?:DATABASES|SCHEMAS)(?: LIKE \\?| WHERE .*)?$", Pattern.CASE_INSENSITIVE);
+
+    /** SHOW TABLE STATUS [FROM db] [LIKE / WHERE]: the condition part is group 2 (LIKE) or 3 (WHERE). */
+    private static final Pattern TABLE_STATUS = Pattern.compile(
+            "^(SHOW TABLE STATUS(?: (?:FROM|IN) (?:`[^`]*`|[^\\s`]+))?)(?: LIKE (\\?)| WHERE (.*))?$",
+            Pattern.CASE_INSENSITIVE);
+
+    private static final Pattern TABLE_STATUS_DB =
+            Pattern.compile("^SHOW TABLE STATUS (?:FROM|IN) (`[^`]*`|[^\\s`]+)", Pattern.CASE_INSENSITIVE);
+    /** SHOW TABLE STATUS over several hostgroups: one row per table, sorted by name as MySQL lists them. */
+    private static final MergeSpec BY_NAME = new MergeSpec(
+            List.of(new MergeSpec.SortKey(new MergeSpec.Column(0, false), false)),
+            List.of(),
+            List.of(),
+            false,
+            -1,
+            -1,
+            0,
+            false);
 
     private static final Pattern SHOW_TABLES = Pattern.compile(
             "^SHOW (?:FULL )?TABLES(?: (?:FROM|IN) (`[^`]*`|[^\\s`]+))?(?: LIKE \\?| WHERE .*)?$",
@@ -105,18 +132,42 @@ final class StatementClassifier {
         }
         Matcher describe = DESCRIBE.matcher(text);
         if (describe.find()) {
-            TableRule rule = table(describe.group(1));
+            String named = describe.group(1) != null
+                    ? describe.group(1)
+                    : describe.group(2) != null ? describe.group(2) : describe.group(4);
+            if (describe.group(3) != null && !named.contains(".")) {
+                named = describe.group(3) + "." + named; // SHOW COLUMNS FROM t FROM db
+            }
+            TableRule rule = table(named);
             if (rule == null) {
                 return Planned.of(
                         StatementKind.SHOW,
                         Role.READER,
-                        new Route.Refuse(ErrorCode.ER_BAD_DB_ERROR, "Unknown database in " + describe.group(1)));
+                        new Route.Refuse(ErrorCode.ER_BAD_DB_ERROR, "Unknown database in " + named));
             }
             // every copy or shard has the same definition: any one answers
             return Planned.of(
                     StatementKind.SHOW,
                     Role.READER,
                     new Route.Broadcast(rule.strategy().hostgroups(), false));
+        }
+        Set<Integer> databaseHosts = databaseHostgroups();
+        if (SHOW_DATABASES.matcher(text).find() && databaseHosts.size() > 1) {
+            ShardSql verbatim = new ShardSql.Verbatim();
+            return new Planned(
+                    StatementKind.SHOW,
+                    Role.READER,
+                    new Route.Broadcast(List.copyOf(databaseHosts), true),
+                    verbatim,
+                    verbatim,
+                    TABLE_LIST);
+        }
+        Matcher status = TABLE_STATUS.matcher(text);
+        if (status.find()) {
+            Planned planned = tableStatus(status);
+            if (planned != null) {
+                return planned;
+            }
         }
         Matcher tables = SHOW_TABLES.matcher(text);
         if (tables.find()) {
@@ -176,6 +227,64 @@ final class StatementClassifier {
                 verbatim,
                 verbatim,
                 TABLE_LIST);
+    }
+
+    /**
+     * SHOW TABLE STATUS of a schema spread over hostgroups: each is asked for the tables it
+     * represents (see {@link InformationSchemaPlanner}), so a sharded table is listed once, with
+     * its representative shard's figures; null when one hostgroup holds the schema.
+     */
+    private Planned tableStatus(Matcher status) {
+        Matcher named = TABLE_STATUS_DB.matcher(text);
+        SchemaRule s = named.find() ? rules.schema(named.group(1).replace("`", "")) : schema;
+        if (s == null || !rules.listed(s.name())) {
+            return null;
+        }
+        Set<Integer> hostgroups = new TreeSet<>();
+        hostgroups.add(s.defaultHostgroup());
+        s.tables().values().forEach(t -> hostgroups.addAll(t.strategy().hostgroups()));
+        Map<Integer, ShardSql> byHostgroup = new TreeMap<>();
+        for (int hg : hostgroups) {
+            String tables = InformationSchemaPlanner.representedTables(s, hg, "Name");
+            if (tables == null) {
+                continue;
+            }
+            List<String> conditions = new ArrayList<>();
+            if (status.group(2) != null) {
+                conditions.add("Name LIKE ?");
+            } else if (status.group(3) != null) {
+                conditions.add("(" + status.group(3) + ")");
+            }
+            if (!tables.isEmpty()) {
+                conditions.add(tables);
+            }
+            String shardText =
+                    status.group(1) + (conditions.isEmpty() ? "" : " WHERE " + String.join(" AND ", conditions));
+            byHostgroup.put(
+                    hg, new ShardSql.Template(new SqlTemplate(shardText).segments(0, shardText.length(), List.of())));
+        }
+        if (byHostgroup.size() < 2) {
+            return null;
+        }
+        ShardSql sql = new ShardSql.ByHostgroup(byHostgroup);
+        return new Planned(
+                StatementKind.SHOW,
+                Role.READER,
+                new Route.Broadcast(List.copyOf(byHostgroup.keySet()), true),
+                sql,
+                sql,
+                BY_NAME);
+    }
+
+    /** Hostgroups holding databases a client can use: the lowest (unlisted ones) and every logical schema's. */
+    private Set<Integer> databaseHostgroups() {
+        Set<Integer> out = new TreeSet<>();
+        out.add(rules.defaultHostgroup());
+        for (SchemaRule s : rules.schemas().values()) {
+            out.add(s.defaultHostgroup());
+            s.tables().values().forEach(t -> out.addAll(t.strategy().hostgroups()));
+        }
+        return out;
     }
 
     private Planned ddl(String names) {

@@ -15,10 +15,20 @@ public final class Values {
     private final Digest digest;
     private final List<?> parameters;
     private final int[] slotStart;
+    /** The key the router generated for each INSERT row (0: the row has its own), or null. */
+    private final long[] generatedKeys;
 
-    private Values(Digest digest, List<?> parameters) {
+    private final boolean binary;
+
+    private Values(Digest digest, List<?> parameters, boolean binary) {
+        this(digest, parameters, binary, null);
+    }
+
+    private Values(Digest digest, List<?> parameters, boolean binary, long[] generatedKeys) {
         this.digest = digest;
         this.parameters = parameters;
+        this.binary = binary;
+        this.generatedKeys = generatedKeys;
         // Every slot has at least one literal, so as many literals as slots means slot i is
         // literal i: the common case (no IN list) needs no table.
         this.slotStart = digest.literals().size() == digest.slotCount() ? null : slotStarts(digest);
@@ -51,7 +61,7 @@ public final class Values {
 
     /** Values of a text-protocol statement: its literals. */
     public static Values of(Digest digest) {
-        return new Values(digest, List.of());
+        return new Values(digest, List.of(), false);
     }
 
     /**
@@ -64,7 +74,37 @@ public final class Values {
             throw new IllegalArgumentException("statement has " + digest.parameterCount() + " placeholders, "
                     + parameters.size() + " values bound");
         }
-        return new Values(digest, parameters);
+        return new Values(digest, parameters, true);
+    }
+
+    /**
+     * These values plus the keys the router generated for INSERT rows: {@code byRow[r]} is row
+     * {@code r}'s key, 0 for a row that brings its own.
+     */
+    public Values withGeneratedKeys(long[] byRow) {
+        return new Values(digest, parameters, binary, byRow.clone());
+    }
+
+    /** The generated key of INSERT row {@code row} (0-based); 0 when it has none. */
+    public long generatedKey(int row) {
+        return generatedKeys == null || row >= generatedKeys.length ? 0 : generatedKeys[row];
+    }
+
+    /** The first key generated for this execution (MySQL's LAST_INSERT_ID of the statement), or 0. */
+    public long firstGeneratedKey() {
+        if (generatedKeys != null) {
+            for (long key : generatedKeys) {
+                if (key != 0) {
+                    return key;
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** Whether these are a prepared statement's values (generated keys are then bound, not inlined). */
+    public boolean binary() {
+        return binary;
     }
 
     /** The values of one slot, in source order. */

@@ -25,8 +25,8 @@ final class RuleParser {
     private static final Set<String> SCHEMA_KEYS = Set.of("name", "default_hostgroup", "tables", "binding_groups");
     private static final Map<String, Set<String>> TABLE_KEYS = Map.of(
             "table", Set.of("name", "strategy", "hostgroup"),
-            "hash", Set.of("name", "strategy", "column", "key_type", "buckets", "hostgroups"),
-            "range", Set.of("name", "strategy", "column", "ranges"),
+            "hash", Set.of("name", "strategy", "column", "key_type", "buckets", "hostgroups", "key_generation"),
+            "range", Set.of("name", "strategy", "column", "ranges", "key_generation"),
             "broadcast", Set.of("name", "strategy", "hostgroups"));
     private static final Set<String> QUERY_RULE_KEYS = Set.of(
             "comment",
@@ -118,7 +118,7 @@ final class RuleParser {
             }
             ShardingStrategy strategy = strategy(t, tablePath);
             if (strategy != null) {
-                tables.put(key, new TableRule(tableName, strategy));
+                tables.put(key, new TableRule(tableName, strategy, keyGeneration(t, strategy, tablePath)));
             }
         }
         // Broadcast tables default to every hostgroup the schema uses, so they need the others first.
@@ -169,6 +169,28 @@ final class RuleParser {
             default:
                 return range(t, path);
         }
+    }
+
+    /** {@code key_generation} of a hash or range table: the generated keys must be keys it can place. */
+    private KeyGeneration keyGeneration(JsonNode t, ShardingStrategy strategy, String path) {
+        String value = strategy instanceof KeyedStrategy ? text(t, "key_generation", path, false) : null;
+        if (value == null || value.equals("none")) {
+            return KeyGeneration.NONE;
+        }
+        if (!value.equals("snowflake")) {
+            problems.add(path + ".key_generation: must be snowflake or none, not '" + value + "'");
+            return KeyGeneration.NONE;
+        }
+        KeyedStrategy keyed = (KeyedStrategy) strategy;
+        if (keyed.keyType() != KeyType.INTEGER) {
+            problems.add(path + ".key_generation: snowflake ids are 64-bit integers; key_type must be integer");
+        }
+        if (keyed instanceof RangeStrategy range
+                && range.ranges().get(range.ranges().size() - 1).below() != null) {
+            problems.add(path + ".key_generation: snowflake ids grow with time, so the last range must be unbounded"
+                    + " (omit its 'below'), or generated keys would fall outside every range");
+        }
+        return KeyGeneration.SNOWFLAKE;
     }
 
     private HashStrategy hash(JsonNode t, String path) {

@@ -134,6 +134,44 @@ class RuleSnapshotTest {
     }
 
     @Test
+    void keyGenerationIsDeclaredOnKeyedTablesThatCanPlaceEveryId() throws InvalidRulesException {
+        RuleSnapshot ok = Rules.snapshot(
+                Rules.yaml("hostgroups: [1, 2]\nschemas: [{name: s, default_hostgroup: 1, tables: [{name: t,"
+                        + " strategy: hash, column: id, buckets: 2, hostgroups: {1: \"0\", 2: \"1\"},"
+                        + " key_generation: snowflake}, {name: u, strategy: range, column: id, ranges: [{below: 5,"
+                        + " hostgroup: 1}, {hostgroup: 2}], key_generation: snowflake}, {name: v, strategy: hash,"
+                        + " column: id, buckets: 2, hostgroups: {1: \"0-1\"}}]}]"),
+                1);
+        assertThat(ok.schema("s").listed("t").keyGeneration()).isEqualTo(KeyGeneration.SNOWFLAKE);
+        assertThat(ok.schema("s").listed("u").generatesKeys()).isTrue();
+        assertThat(ok.schema("s").listed("v").keyGeneration()).isEqualTo(KeyGeneration.NONE);
+        String yaml = """
+                hostgroups: [1, 2]
+                schemas:
+                  - name: s
+                    default_hostgroup: 1
+                    tables:
+                      - {name: a, strategy: hash, column: k, key_type: string, buckets: 2, hostgroups: {1: "0-1"}, key_generation: snowflake}
+                      - {name: b, strategy: range, column: id, ranges: [{below: 5, hostgroup: 1}], key_generation: snowflake}
+                      - {name: c, strategy: hash, column: id, buckets: 2, hostgroups: {1: "0-1"}, key_generation: uuid}
+                      - {name: d, strategy: table, hostgroup: 1, key_generation: snowflake}
+                """;
+        assertThatThrownBy(() -> Rules.snapshot(Rules.yaml(yaml), 1))
+                .isInstanceOfSatisfying(
+                        InvalidRulesException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly(
+                                        "schemas.s.tables.a.key_generation: snowflake ids are 64-bit integers; key_type"
+                                                + " must be integer",
+                                        "schemas.s.tables.b.key_generation: snowflake ids grow with time, so the last"
+                                                + " range must be unbounded (omit its 'below'), or generated keys would"
+                                                + " fall outside every range",
+                                        "schemas.s.tables.c.key_generation: must be snowflake or none, not 'uuid'",
+                                        "schemas.s.tables.d.key_generation: unknown key (allowed: [hostgroup, name,"
+                                                + " strategy])"));
+    }
+
+    @Test
     void bindingGroupMembersMustBeShardedAlike() {
         String yaml = """
                 hostgroups: [10, 20]

@@ -1,0 +1,151 @@
+package io.shardgate.router.frontend;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A session's LAST_INSERT_ID() while it comes from the router's key generation: the first key
+ * generated for the session's last INSERT into a table with {@code key_generation}. The router
+ * answers {@code SELECT LAST_INSERT_ID()} (and {@code @@identity}, {@code @@last_insert_id})
+ * itself then, since the shards never saw those keys as generated, and writes the value in place of
+ * {@code LAST_INSERT_ID()} in any other text statement ({@code INSERT INTO items (order_id) VALUES
+ * (LAST_INSERT_ID())}), which then routes by it. An INSERT that runs on a backend unchanged and
+ * reports a last insert id hands LAST_INSERT_ID() back to that backend's session (it may have
+ * generated an AUTO_INCREMENT value; one given explicitly for such a column reports it too); COM_RESET_CONNECTION and COM_CHANGE_USER clear it, as MySQL does.
+ * Event-loop confined.
+ */
+final class LastInsertId {
+    private static final Pattern SELECT = Pattern.compile(
+            "^\\s*SELECT\\s+(LAST_INSERT_ID\\s*\\(\\s*\\)|@@(?:SESSION\\.)?(?:IDENTITY|LAST_INSERT_ID))"
+                    + "(?:\\s+(?:AS\\s+)?(`(?:[^`]|``)+`|[A-Za-z_$][A-Za-z0-9_$]*|'[^'\\\\]*'|\"[^\"\\\\]*\"))?"
+                    + "\\s*;?\\s*$",
+            Pattern.CASE_INSENSITIVE);
+
+    /** The router's value; 0 when the backend's session holds LAST_INSERT_ID(). */
+    private long generated;
+
+    /** An INSERT generated keys: {@code first} is now LAST_INSERT_ID(). */
+    void generated(long first) {
+        generated = first;
+    }
+
+    /** An INSERT ran on a backend unchanged and reported an insert id: that server session knows best now. */
+    void backendInsert() {
+        generated = 0;
+    }
+
+    void reset() {
+        generated = 0;
+    }
+
+    long value() {
+        return generated;
+    }
+
+    /**
+     * {@code sql} with each {@code LAST_INSERT_ID()} call (no argument; not inside quotes or
+     * comments) replaced by the router's value; {@code sql} itself when the router holds no value
+     * or there is none.
+     */
+    String substitute(String sql) {
+        if (generated == 0 || !containsIgnoreCase(sql, "LAST_INSERT_ID")) {
+            return sql;
+        }
+        StringBuilder out = null;
+        int copied = 0;
+        int i = 0;
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"' || c == '`') {
+                i = skipQuoted(sql, i, c);
+            } else if (c == '#' || (c == '-' && sql.startsWith("-- ", i))) {
+                int eol = sql.indexOf('\n', i);
+                i = eol < 0 ? n : eol + 1;
+            } else if (c == '/' && sql.startsWith("/*", i)) {
+                int close = sql.indexOf("*/", i + 2);
+                i = close < 0 ? n : close + 2;
+            } else if (sql.regionMatches(true, i, "LAST_INSERT_ID", 0, 14)
+                    && (i == 0 || !isWordChar(sql.charAt(i - 1)))) {
+                int j = skipSpaces(sql, i + 14);
+                if (j < n && sql.charAt(j) == '(') {
+                    int k = skipSpaces(sql, j + 1);
+                    if (k < n && sql.charAt(k) == ')') {
+                        out = out == null ? new StringBuilder(n) : out;
+                        out.append(sql, copied, i).append(generated);
+                        copied = k + 1;
+                        i = k + 1;
+                        continue;
+                    }
+                }
+                i += 14;
+            } else {
+                i++;
+            }
+        }
+        return out == null ? sql : out.append(sql, copied, n).toString();
+    }
+
+    private static boolean containsIgnoreCase(String text, String word) {
+        for (int i = 0; i + word.length() <= text.length(); i++) {
+            if (text.regionMatches(true, i, word, 0, word.length())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Offset after the quoted string or name opening at {@code open} (doubled quotes and backslash escapes). */
+    private static int skipQuoted(String sql, int open, char quote) {
+        int i = open + 1;
+        while (i < sql.length()) {
+            char c = sql.charAt(i);
+            if (c == '\\' && quote != '`') {
+                i += 2;
+            } else if (c == quote) {
+                if (i + 1 < sql.length() && sql.charAt(i + 1) == quote) {
+                    i += 2;
+                } else {
+                    return i + 1;
+                }
+            } else {
+                i++;
+            }
+        }
+        return sql.length();
+    }
+
+    private static int skipSpaces(String sql, int i) {
+        while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
+            i++;
+        }
+        return i;
+    }
+
+    private static boolean isWordChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$' || c == '.' || c == '@';
+    }
+
+    /**
+     * The column name of the answer when {@code sql} only reads LAST_INSERT_ID() and the router
+     * holds its value (the expression as written, or its alias); null otherwise.
+     */
+    String column(String sql) {
+        if (generated == 0) {
+            return null;
+        }
+        Matcher m = SELECT.matcher(sql);
+        if (!m.matches()) {
+            return null;
+        }
+        String alias = m.group(2);
+        if (alias == null) {
+            return m.group(1);
+        }
+        char quote = alias.charAt(0);
+        if (quote == '`') {
+            return alias.substring(1, alias.length() - 1).replace("``", "`");
+        }
+        return quote == '\'' || quote == '"' ? alias.substring(1, alias.length() - 1) : alias;
+    }
+}
