@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +103,11 @@ public final class ResultCache implements AutoCloseable {
     /** Responses larger than this are not stored: a filler may stop collecting and abandon. */
     public int maxEntryBytes() {
         return config.maxEntryBytes();
+    }
+
+    /** How long lookups join a fill in progress; a waiter may give up after it and run the read itself. */
+    public Duration fillTimeout() {
+        return config.fillTimeout();
     }
 
     /**
