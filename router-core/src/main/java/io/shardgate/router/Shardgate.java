@@ -1,5 +1,7 @@
 package io.shardgate.router;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -15,6 +17,7 @@ import io.shardgate.protocol.type.Collations;
 import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendLogin;
+import io.shardgate.router.cache.RouterResultCache;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.RouterConfig;
@@ -58,6 +61,8 @@ public final class Shardgate implements AutoCloseable {
     private final String serverVersion;
     private final Hostgroups hostgroups;
     private final RoutingRules routing;
+    private final RouterResultCache cache;
+    private final PrometheusMeterRegistry metrics;
 
     private Shardgate(
             EventLoopGroup acceptor,
@@ -65,13 +70,17 @@ public final class Shardgate implements AutoCloseable {
             Channel listener,
             String serverVersion,
             Hostgroups hostgroups,
-            RoutingRules routing) {
+            RoutingRules routing,
+            RouterResultCache cache,
+            PrometheusMeterRegistry metrics) {
         this.acceptor = acceptor;
         this.workers = workers;
         this.listener = listener;
         this.serverVersion = serverVersion;
         this.hostgroups = hostgroups;
         this.routing = routing;
+        this.cache = cache;
+        this.metrics = metrics;
     }
 
     /** Counters of the default hostgroup's writer pool (connections open, idle, waiting...). */
@@ -89,8 +98,26 @@ public final class Shardgate implements AutoCloseable {
         return routing;
     }
 
-    /** Starts a router for {@code config}; returns once the MySQL port is listening. */
+    /**
+     * The result cache: purge by table, schema, rule or all, and its counters (also served by the
+     * admin HTTP endpoint as {@code /api/cache}).
+     */
+    public RouterResultCache resultCache() {
+        return cache;
+    }
+
+    /** The registry the router's meters (result cache...) are registered in. */
+    public PrometheusMeterRegistry metrics() {
+        return metrics;
+    }
+
+    /** Starts a router for {@code config} with a meter registry of its own. */
     public static Shardgate start(RouterConfig config) {
+        return start(config, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    }
+
+    /** Starts a router for {@code config}; returns once the MySQL port is listening. */
+    public static Shardgate start(RouterConfig config, PrometheusMeterRegistry metrics) {
         ServerSettings settings = config.server();
         Path dataDir = Path.of(settings.dataDir());
         try {
@@ -114,6 +141,7 @@ public final class Shardgate implements AutoCloseable {
             int mariaDbCapabilities = relayableMariaDbCapabilities(backend);
             RoutingRules routing = new RoutingRules(rules(config));
             Hostgroups hostgroups = new Hostgroups(config.hostgroups(), connector);
+            RouterResultCache cache = new RouterResultCache(config.cacheConfig(), metrics);
             FrontendServices services = new FrontendServices(
                     settings,
                     new UserDirectory(config.users()),
@@ -124,7 +152,8 @@ public final class Shardgate implements AutoCloseable {
                     mariaDbCapabilities,
                     hostgroups,
                     routing,
-                    new AtomicInteger());
+                    new AtomicInteger(),
+                    cache);
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptor, workers)
@@ -152,7 +181,7 @@ public final class Shardgate implements AutoCloseable {
                     transport.name(),
                     version,
                     hostgroup.writer());
-            return new Shardgate(acceptor, workers, listener, version, hostgroups, routing);
+            return new Shardgate(acceptor, workers, listener, version, hostgroups, routing, cache, metrics);
         } catch (RuntimeException e) {
             acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -233,6 +262,7 @@ public final class Shardgate implements AutoCloseable {
     public void close() {
         listener.close().syncUninterruptibly();
         hostgroups.close();
+        cache.close();
         Future<?> a = acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         Future<?> w = workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         a.syncUninterruptibly();

@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.netty.handler.ssl.SslContext;
+import io.shardgate.router.cache.RouterResultCache;
 import io.shardgate.router.config.ServerSettings;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
@@ -21,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param hostgroups every hostgroup with its connection pools
  * @param routing the sharding rules in force and the plan cache
  * @param connectionIds source of the connection ids clients see
+ * @param cache the result cache (disabled unless the {@code cache} section enables it)
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -32,4 +34,5 @@ public record FrontendServices(
         int mariaDbCapabilities,
         Hostgroups hostgroups,
         RoutingRules routing,
-        AtomicInteger connectionIds) {}
+        AtomicInteger connectionIds,
+        RouterResultCache cache) {}

@@ -68,6 +68,9 @@ final class QueryRouter {
             session.reply(1, new ErrPacket(QueryRuleMatch.ERROR_CODE, "42000", rule.error()));
             return;
         }
+        if (session.cache().query(packet, digest, rule, rules, () -> route(packet, sql))) {
+            return; // answered from the result cache, or waiting for another session's fill of it
+        }
         StatementEffects effects = StatementScanner.scan(sql);
         boolean insert = isInsert(sql);
         if (rule.destinationHostgroup() != null) {
