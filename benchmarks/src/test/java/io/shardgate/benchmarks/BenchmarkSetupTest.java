@@ -106,6 +106,7 @@ class BenchmarkSetupTest {
             long first = b.hit();
             assertThat(first).isEqualTo(b.response.length);
             assertThat(b.hit()).isEqualTo(2L * b.response.length);
+            assertThat(b.baselineWrite()).isEqualTo(3L * b.response.length);
             assertThat(b.baselineDigest().text()).isEqualTo("SELECT c FROM sbtest1 WHERE id = ?");
         } finally {
             b.tearDown();

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The result cache: complete responses to cacheable reads, kept as ready-to-send MySQL packets so a
@@ -123,6 +124,14 @@ public final class ResultCache implements AutoCloseable {
      *     the stored result and always fills
      */
     public Lookup lookup(CacheKey key, CachePolicy policy, Set<QualifiedTable> tables, CacheMode mode) {
+        return lookup(key, policy, () -> tables, mode);
+    }
+
+    /**
+     * {@link #lookup(CacheKey, CachePolicy, Set, CacheMode)} with the tables asked for only when
+     * this lookup fills: a hit does not need them.
+     */
+    public Lookup lookup(CacheKey key, CachePolicy policy, Supplier<Set<QualifiedTable>> tables, CacheMode mode) {
         if (!config.enabled() || closed || policy == null || mode == CacheMode.BYPASS) {
             return Lookup.Bypass.INSTANCE;
         }
@@ -149,7 +158,7 @@ public final class ResultCache implements AutoCloseable {
                 }
             }
             FillTicket mine = new FillTicket(
-                    key, policy, readSet(key, tables), clock.now(), fills.incrementAndGet(), ticker.read());
+                    key, policy, readSet(key, tables.get()), clock.now(), fills.incrementAndGet(), ticker.read());
             boolean leads;
             if (refresh) {
                 flights.put(key, mine); // later lookups wait for the refresh, not an older fill

@@ -59,9 +59,13 @@ public final class RouterResultCache implements CacheControl, AutoCloseable {
      */
     public Lookup lookup(long version, CacheKey key, CachePolicy policy, String text, CacheMode mode) {
         rulesInForce(version);
-        Set<QualifiedTable> tables = readTables.get(
-                new Shape(key.schema(), text), shape -> Set.copyOf(StatementTables.read(shape.schema(), shape.text())));
-        return cache.lookup(key, policy, tables, mode);
+        return cache.lookup(key, policy, () -> readTables(key.schema(), text), mode);
+    }
+
+    /** The tables a read of {@code text} may read, worked out once per statement shape. */
+    private Set<QualifiedTable> readTables(String schema, String text) {
+        return readTables.get(
+                new Shape(schema, text), shape -> Set.copyOf(StatementTables.read(shape.schema(), shape.text())));
     }
 
     /** Drops what a write (or a committed transaction) changed. */
