@@ -106,11 +106,11 @@ cpu_ticks() { # pid -> utime+stime in clock ticks
 
 # --- build --------------------------------------------------------------------------------------
 say "building the it launcher and the router jar (./mvnw -q package -DskipTests)"
-./mvnw -q -B -ntp -pl router-core,it -am package -DskipTests -Dspotless.check.skip=true >"$work/build.log" 2>&1 \
+# one reactor build, so the it classpath resolves this checkout's modules without installing them
+./mvnw -q -B -ntp -pl router-core,it -am package dependency:build-classpath -DskipTests -Dspotless.check.skip=true \
+  -Dmdep.outputFile=target/bench.classpath >"$work/build.log" 2>&1 \
   || { tail -n 40 "$work/build.log" >&2; die "build failed (log above)"; }
-./mvnw -q -B -ntp -pl it dependency:build-classpath -Dmdep.outputFile="$work/it.classpath" >>"$work/build.log" 2>&1 \
-  || { tail -n 40 "$work/build.log" >&2; die "cannot compute the it classpath"; }
-it_classpath="$root/it/target/classes:$(cat "$work/it.classpath")"
+it_classpath="$root/it/target/classes:$(cat it/target/bench.classpath)"
 jar=$(ls router-core/target/shardgate-router-core-*-all.jar 2>/dev/null | head -n 1)
 [ -n "$jar" ] || die "router-core/target/shardgate-router-core-*-all.jar was not built"
 
