@@ -404,6 +404,13 @@ class ResultCacheIT {
             int id = 1 + Clients.ordinal(driver, mode) * 3;
             execute(c, "UPDATE accounts SET balance = balance + 7 WHERE id = ?", id);
             assertThat(Long.parseLong(query(c, sum, 0).get(1).get(1))).isEqualTo(total + 7);
+
+            // a write without the key runs on both shards; its merged OK invalidates too
+            query(c, owners);
+            execute(c, "UPDATE accounts SET owner = CONCAT(owner, ?) WHERE balance >= ?", "+", 0);
+            List<List<String>> renamed = query(c, owners);
+            assertThat(renamed.get(1).get(1)).isEqualTo(ordered.get(1).get(1) + "+");
+            assertThat(renamed).hasSize(ordered.size());
         }
     }
 
