@@ -154,7 +154,7 @@ public final class ResultCache implements AutoCloseable {
                         meters.count(policy.rule(), c -> c.waits);
                         return new Lookup.Wait(waiter);
                     }
-                    continue; // the fill ended meanwhile: its result may be stored now
+                    // the fill ended without a result to share: lead a new one in its place
                 }
             }
             FillTicket mine = new FillTicket(
@@ -211,21 +211,23 @@ public final class ResultCache implements AutoCloseable {
      * takes over the reference of {@code owned}.
      */
     boolean completeAndRelease(FillTicket ticket, ByteBuf owned) {
-        List<CompletableFuture<Lookup>> waiters = ticket.finish();
+        CacheEntry entry = owned == null
+                ? null
+                : new CacheEntry(
+                        ticket.key, ticket.policy, ticket.tables, ticket.since, ticket.fill, owned.asReadOnly());
+        List<CompletableFuture<Lookup>> waiters = ticket.finish(entry);
         if (waiters == null) {
             if (owned != null) {
                 owned.release();
             }
             throw new IllegalStateException(ticket + " already completed or abandoned");
         }
-        flights.remove(ticket.key, ticket);
-        if (owned == null) {
+        if (entry == null) {
+            flights.remove(ticket.key, ticket);
             meters.count(ticket.policy.rule(), c -> c.rejected);
             bypass(waiters);
             return false;
         }
-        CacheEntry entry =
-                new CacheEntry(ticket.key, ticket.policy, ticket.tables, ticket.since, ticket.fill, owned.asReadOnly());
         for (CompletableFuture<Lookup> waiter : waiters) {
             // they looked up while this fill was current: its result answers them even if stale now
             ByteBuf mine = entry.retainedDuplicate();
@@ -233,7 +235,11 @@ public final class ResultCache implements AutoCloseable {
                 mine.release(); // the waiter cancelled its stage
             }
         }
-        return store(entry);
+        boolean stored = store(entry);
+        // only now: a lookup between the store and here finds the result stored, one before the
+        // store joins the finished fill and gets its result, so no lookup misses in between
+        flights.remove(ticket.key, ticket);
+        return stored;
     }
 
     /**
@@ -242,7 +248,7 @@ public final class ResultCache implements AutoCloseable {
      * #complete}, so it may sit on every failure path.
      */
     public void abandon(FillTicket ticket) {
-        List<CompletableFuture<Lookup>> waiters = ticket.finish();
+        List<CompletableFuture<Lookup>> waiters = ticket.finish(null);
         if (waiters != null) {
             flights.remove(ticket.key, ticket);
             bypass(waiters);
