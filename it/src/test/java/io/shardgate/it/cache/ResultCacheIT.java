@@ -414,6 +414,56 @@ class ResultCacheIT {
         }
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("clients")
+    void concurrentMissesOfOneKeyRunOneBackendQuery(Driver driver, Mode mode) throws Exception {
+        int readers = 8;
+        String sql = "SELECT COUNT(*), SUM(a.id + b.id + c.id) FROM items a, items b, items c WHERE a.id >= ?";
+        int key = 1 + Clients.ordinal(driver, mode); // a key no other test reads
+        List<Connection> connections = new ArrayList<>();
+        List<PreparedStatement> statements = new ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(readers);
+        try {
+            for (int i = 0; i < readers; i++) {
+                Connection c = proxied(driver, mode);
+                connections.add(c);
+                PreparedStatement ps = c.prepareStatement(sql);
+                ps.setInt(1, key);
+                statements.add(ps);
+            }
+            CacheStats before = stats();
+            long selects = comSelect(shard10);
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(readers);
+            List<java.util.concurrent.Future<List<List<String>>>> results = new ArrayList<>();
+            for (PreparedStatement ps : statements) {
+                results.add(pool.submit(() -> {
+                    start.await();
+                    try (ResultSet rs = ps.executeQuery()) {
+                        return rows(rs);
+                    }
+                }));
+            }
+            List<List<String>> first = results.get(0).get();
+            for (java.util.concurrent.Future<List<List<String>>> r : results) {
+                assertThat(r.get()).isEqualTo(first);
+            }
+            CacheStats after = stats();
+            assertThat(after.misses() - before.misses()).as("one fill").isEqualTo(1);
+            assertThat(after.hits() + after.waits() - before.hits() - before.waits())
+                    .as("the others answered by it")
+                    .isEqualTo(readers - 1);
+            assertThat(comSelect(shard10) - selects).as("SELECTs the shard ran").isEqualTo(1);
+            try (Connection d = direct(shard10)) {
+                assertThat(first).isEqualTo(query(d, sql, key));
+            }
+        } finally {
+            pool.shutdownNow();
+            for (Connection c : connections) {
+                c.close();
+            }
+        }
+    }
+
     @Test
     void sixtyFourThreadsReadOnlyStatesTheBackendHad() throws Exception {
         new ConcurrencyCheck(ResultCacheIT::proxied).run();
