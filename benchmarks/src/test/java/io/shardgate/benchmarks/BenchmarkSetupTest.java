@@ -95,4 +95,21 @@ class BenchmarkSetupTest {
             }
         }
     }
+
+    @Test
+    void cacheHitWritesTheStoredOneRowResponse() {
+        CacheHitBenchmark b = new CacheHitBenchmark();
+        b.setUp();
+        try {
+            // column count, 4 column definitions, one row, the closing OK
+            assertThat(b.response[3]).isEqualTo((byte) 1);
+            long first = b.hit();
+            assertThat(first).isEqualTo(b.response.length);
+            assertThat(b.hit()).isEqualTo(2L * b.response.length);
+            assertThat(b.baselineWrite()).isEqualTo(3L * b.response.length);
+            assertThat(b.baselineDigest().text()).isEqualTo("SELECT c FROM sbtest1 WHERE id = ?");
+        } finally {
+            b.tearDown();
+        }
+    }
 }

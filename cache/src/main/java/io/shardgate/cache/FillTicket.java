@@ -1,5 +1,6 @@
 package io.shardgate.cache;
 
+import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -22,6 +23,8 @@ public final class FillTicket {
 
     private List<CompletableFuture<Lookup>> waiters = new ArrayList<>(0);
     private boolean done;
+    /** The result it ended with, for lookups that join after the end and before it is stored. */
+    private CacheEntry outcome;
 
     FillTicket(CacheKey key, CachePolicy policy, Set<QualifiedTable> tables, long since, long fill, long startedNanos) {
         this.key = key;
@@ -32,22 +35,30 @@ public final class FillTicket {
         this.startedNanos = startedNanos;
     }
 
-    /** A stage for one more waiter, or {@code null} when the fill already finished. */
+    /**
+     * A stage for one more waiter; once the fill finished, one already completed with its result,
+     * or {@code null} when it ended without one (or the result is gone).
+     */
     synchronized CompletableFuture<Lookup> join() {
         if (done) {
-            return null;
+            ByteBuf result = outcome != null ? outcome.retainedDuplicate() : null;
+            return result == null ? null : CompletableFuture.completedFuture(new Lookup.Hit(result));
         }
         CompletableFuture<Lookup> waiter = new CompletableFuture<>();
         waiters.add(waiter);
         return waiter;
     }
 
-    /** Ends the fill once: the waiters to answer, or {@code null} when it had already ended. */
-    synchronized List<CompletableFuture<Lookup>> finish() {
+    /**
+     * Ends the fill once with {@code result} (null: none): the waiters to answer, or {@code null}
+     * when it had already ended.
+     */
+    synchronized List<CompletableFuture<Lookup>> finish(CacheEntry result) {
         if (done) {
             return null;
         }
         done = true;
+        outcome = result;
         List<CompletableFuture<Lookup>> joined = waiters;
         waiters = List.of();
         return joined;

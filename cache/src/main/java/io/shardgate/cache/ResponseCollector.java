@@ -43,7 +43,12 @@ public final class ResponseCollector {
         int n = frame.readableBytes();
         int held = bytes == null ? 0 : bytes.readableBytes();
         if (held + n > max) {
-            abandon();
+            ended = true;
+            if (bytes != null) {
+                bytes.release();
+                bytes = null;
+            }
+            cache.completeAndRelease(ticket, null); // counted as rejected; waiters go to the backend
             return false;
         }
         if (bytes == null) {

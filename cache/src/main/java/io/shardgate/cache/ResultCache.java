@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The result cache: complete responses to cacheable reads, kept as ready-to-send MySQL packets so a
@@ -104,6 +106,11 @@ public final class ResultCache implements AutoCloseable {
         return config.maxEntryBytes();
     }
 
+    /** How long lookups join a fill in progress; a waiter may give up after it and run the read itself. */
+    public Duration fillTimeout() {
+        return config.fillTimeout();
+    }
+
     /**
      * Looks a cacheable read up; never blocks.
      *
@@ -117,6 +124,14 @@ public final class ResultCache implements AutoCloseable {
      *     the stored result and always fills
      */
     public Lookup lookup(CacheKey key, CachePolicy policy, Set<QualifiedTable> tables, CacheMode mode) {
+        return lookup(key, policy, () -> tables, mode);
+    }
+
+    /**
+     * {@link #lookup(CacheKey, CachePolicy, Set, CacheMode)} with the tables asked for only when
+     * this lookup fills: a hit does not need them.
+     */
+    public Lookup lookup(CacheKey key, CachePolicy policy, Supplier<Set<QualifiedTable>> tables, CacheMode mode) {
         if (!config.enabled() || closed || policy == null || mode == CacheMode.BYPASS) {
             return Lookup.Bypass.INSTANCE;
         }
@@ -139,11 +154,11 @@ public final class ResultCache implements AutoCloseable {
                         meters.count(policy.rule(), c -> c.waits);
                         return new Lookup.Wait(waiter);
                     }
-                    continue; // the fill ended meanwhile: its result may be stored now
+                    // the fill ended without a result to share: lead a new one in its place
                 }
             }
             FillTicket mine = new FillTicket(
-                    key, policy, readSet(key, tables), clock.now(), fills.incrementAndGet(), ticker.read());
+                    key, policy, readSet(key, tables.get()), clock.now(), fills.incrementAndGet(), ticker.read());
             boolean leads;
             if (refresh) {
                 flights.put(key, mine); // later lookups wait for the refresh, not an older fill
@@ -196,21 +211,23 @@ public final class ResultCache implements AutoCloseable {
      * takes over the reference of {@code owned}.
      */
     boolean completeAndRelease(FillTicket ticket, ByteBuf owned) {
-        List<CompletableFuture<Lookup>> waiters = ticket.finish();
+        CacheEntry entry = owned == null
+                ? null
+                : new CacheEntry(
+                        ticket.key, ticket.policy, ticket.tables, ticket.since, ticket.fill, owned.asReadOnly());
+        List<CompletableFuture<Lookup>> waiters = ticket.finish(entry);
         if (waiters == null) {
             if (owned != null) {
                 owned.release();
             }
             throw new IllegalStateException(ticket + " already completed or abandoned");
         }
-        flights.remove(ticket.key, ticket);
-        if (owned == null) {
+        if (entry == null) {
+            flights.remove(ticket.key, ticket);
             meters.count(ticket.policy.rule(), c -> c.rejected);
             bypass(waiters);
             return false;
         }
-        CacheEntry entry =
-                new CacheEntry(ticket.key, ticket.policy, ticket.tables, ticket.since, ticket.fill, owned.asReadOnly());
         for (CompletableFuture<Lookup> waiter : waiters) {
             // they looked up while this fill was current: its result answers them even if stale now
             ByteBuf mine = entry.retainedDuplicate();
@@ -218,7 +235,11 @@ public final class ResultCache implements AutoCloseable {
                 mine.release(); // the waiter cancelled its stage
             }
         }
-        return store(entry);
+        boolean stored = store(entry);
+        // only now: a lookup between the store and here finds the result stored, one before the
+        // store joins the finished fill and gets its result, so no lookup misses in between
+        flights.remove(ticket.key, ticket);
+        return stored;
     }
 
     /**
@@ -227,7 +248,7 @@ public final class ResultCache implements AutoCloseable {
      * #complete}, so it may sit on every failure path.
      */
     public void abandon(FillTicket ticket) {
-        List<CompletableFuture<Lookup>> waiters = ticket.finish();
+        List<CompletableFuture<Lookup>> waiters = ticket.finish(null);
         if (waiters != null) {
             flights.remove(ticket.key, ticket);
             bypass(waiters);

@@ -150,6 +150,9 @@ class ResultCacheTest {
                 .as("waiters stop waiting at once")
                 .isInstanceOf(Lookup.Bypass.class);
         assertThat(alloc.live()).isZero();
+        assertThat(cache.stats().rejected())
+                .as("counted like a response too large to store")
+                .isEqualTo(1);
         assertThat(collector.add(response("x"))).isFalse();
         assertThat(collector.finish()).isFalse();
         cache.abandon(fill(lookupAgain(key)).ticket());

@@ -18,6 +18,7 @@ import io.shardgate.router.admin.AdminEndpoint;
 import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendLogin;
+import io.shardgate.router.cache.RouterResultCache;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.RouterConfig;
@@ -78,6 +79,7 @@ public final class Shardgate implements AutoCloseable {
     private final AdminEndpoint admin; // null when the admin section has no users
     private final ServerMonitor monitor;
     private final SessionRegistry sessions;
+    private final RouterResultCache cache;
 
     private Shardgate(
             EventLoopGroup acceptor,
@@ -92,7 +94,8 @@ public final class Shardgate implements AutoCloseable {
             int httpPort,
             AdminEndpoint admin,
             ServerMonitor monitor,
-            SessionRegistry sessions) {
+            SessionRegistry sessions,
+            RouterResultCache cache) {
         this.acceptor = acceptor;
         this.workers = workers;
         this.listener = listener;
@@ -106,6 +109,7 @@ public final class Shardgate implements AutoCloseable {
         this.admin = admin;
         this.monitor = monitor;
         this.sessions = sessions;
+        this.cache = cache;
     }
 
     /** Every backend server: role, status, health, pool counters; {@code setStatus} changes one. */
@@ -155,6 +159,14 @@ public final class Shardgate implements AutoCloseable {
     /** The ZooKeeper this router keeps its configuration in (the embedded one's address, if so). */
     public String zooKeeperConnectString() {
         return control.connectString();
+    }
+
+    /**
+     * The result cache: purge by table, schema, rule or all, and its counters (also served by the
+     * admin HTTP endpoint as {@code /api/cache}).
+     */
+    public RouterResultCache resultCache() {
+        return cache;
     }
 
     /** The meters {@code /metrics} renders. */
@@ -213,6 +225,7 @@ public final class Shardgate implements AutoCloseable {
                     new LiveConfiguration(config, version, effective, routing, users, hostgroups, metrics);
             control.follow(live);
             SessionRegistry sessions = new SessionRegistry();
+            RouterResultCache cache = new RouterResultCache(effective.cacheConfig(), metrics.registry());
             FrontendServices services = new FrontendServices(
                     settings,
                     users,
@@ -226,7 +239,8 @@ public final class Shardgate implements AutoCloseable {
                     new AtomicInteger(),
                     metrics,
                     sessions,
-                    new SnowflakeIds(settings.nodeId()));
+                    new SnowflakeIds(settings.nodeId()),
+                    cache);
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             metrics.clientConnections(limit::open);
             ServerBootstrap bootstrap = new ServerBootstrap()
@@ -259,7 +273,7 @@ public final class Shardgate implements AutoCloseable {
             int httpPort;
             try {
                 httpPort = control.startHttp(
-                        new InetSocketAddress(settings.bind(), settings.httpPort()), metrics.registry());
+                        new InetSocketAddress(settings.bind(), settings.httpPort()), metrics.registry(), cache);
             } catch (RuntimeException e) {
                 listener.close().syncUninterruptibly();
                 throw e;
@@ -305,7 +319,8 @@ public final class Shardgate implements AutoCloseable {
                     httpPort,
                     admin,
                     monitor,
-                    sessions);
+                    sessions,
+                    cache);
         } catch (RuntimeException e) {
             if (hostgroups != null) {
                 hostgroups.close();
@@ -347,7 +362,8 @@ public final class Shardgate implements AutoCloseable {
                 services.connectionIds(),
                 new RouterMetrics(), // admin logins and errors stay out of the data plane's meters
                 new SessionRegistry(), // nor are they client sessions
-                services.keys());
+                services.keys(),
+                services.cache());
     }
 
     /** Unique among live routers: the host name (or bind address) and the MySQL port. */
@@ -441,6 +457,7 @@ public final class Shardgate implements AutoCloseable {
         }
         control.close();
         hostgroups.close();
+        cache.close();
         Future<?> a = acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         Future<?> w = workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         a.syncUninterruptibly();

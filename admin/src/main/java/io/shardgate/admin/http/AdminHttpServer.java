@@ -38,6 +38,7 @@ import org.slf4j.LoggerFactory;
  * GET /api/config  200 the current version as JSON (see {@link ConfigJson}), 503 when none
  * PUT /api/config  validate and publish: 200 the new version, 400 problems, 409 conflict
  * GET /api/status  version served, ZooKeeper connection, last refused version, live routers
+ * GET /api/cache, POST /api/cache/purge[?schema=&amp;table=|?rule=]  result cache ({@link CacheEndpoint})
  * </pre>
  *
  * <p>Built on the JDK's {@code com.sun.net.httpserver} rather than Netty: this serves operators and
@@ -58,6 +59,7 @@ public final class AdminHttpServer implements AutoCloseable {
     private final InetSocketAddress address;
     private final RuleStore store;
     private final PrometheusMeterRegistry metrics;
+    private final CacheEndpoint cache;
     private HttpServer server;
     private ExecutorService executor;
 
@@ -69,9 +71,19 @@ public final class AdminHttpServer implements AutoCloseable {
      * @param metrics the registry {@code /metrics} renders; the endpoint's own counter goes there too
      */
     public AdminHttpServer(InetSocketAddress address, RuleStore store, PrometheusMeterRegistry metrics) {
+        this(address, store, metrics, null);
+    }
+
+    /**
+     * As {@link #AdminHttpServer(InetSocketAddress, RuleStore, PrometheusMeterRegistry)}, with the
+     * router's result cache behind {@code /api/cache} (null: those routes answer 503).
+     */
+    public AdminHttpServer(
+            InetSocketAddress address, RuleStore store, PrometheusMeterRegistry metrics, CacheControl cache) {
         this.address = Objects.requireNonNull(address, "address");
         this.store = Objects.requireNonNull(store, "store");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.cache = new CacheEndpoint(cache);
     }
 
     /** 127.0.0.1 at {@code port} (0: any free port). */
@@ -137,13 +149,16 @@ public final class AdminHttpServer implements AutoCloseable {
         }
         Counter.builder("shardgate.admin.http.requests")
                 .description("Requests to the HTTP control endpoint")
-                .tag("path", PATHS.contains(path) ? path : "other")
+                .tag("path", PATHS.contains(path) || CacheEndpoint.PATHS.contains(path) ? path : "other")
                 .tag("status", Integer.toString(status))
                 .register(metrics)
                 .increment();
     }
 
     private int route(HttpExchange exchange, String path, String method) throws IOException {
+        if (CacheEndpoint.PATHS.contains(path)) {
+            return cache(exchange, path, method);
+        }
         if (!PATHS.contains(path)) {
             return sendJson(exchange, 404, ConfigJson.error("no such endpoint: " + path));
         }
@@ -159,6 +174,16 @@ public final class AdminHttpServer implements AutoCloseable {
             case "/api/status" -> status(exchange);
             default -> put ? putConfig(exchange) : getConfig(exchange);
         };
+    }
+
+    private int cache(HttpExchange exchange, String path, String method) throws IOException {
+        String allowed = CacheEndpoint.allowed(path);
+        if (!method.equals(allowed)) {
+            exchange.getResponseHeaders().set("Allow", allowed);
+            return sendJson(exchange, 405, ConfigJson.error(method + " is not allowed on " + path));
+        }
+        CacheEndpoint.Answer answer = cache.handle(exchange, path);
+        return sendJson(exchange, answer.status(), answer.body());
     }
 
     private int ready(HttpExchange exchange) throws IOException {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.shardgate.cache.CacheConfig;
 import io.shardgate.sharding.rule.InvalidRulesException;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.io.IOException;
@@ -23,8 +24,8 @@ import java.util.Set;
  *
  * <p>Keys are snake_case; unknown keys are rejected so a typo never silently falls back to a
  * default. {@code schemas} and {@code query_rules} are the sharding rules, kept as trees and
- * validated by the sharding module's parser ({@link #rules}); {@code cache} is a raw tree until
- * its model exists (issue #5). Use {@link #load} or {@link #parse}: both validate the whole
+ * validated by the sharding module's parser ({@link #rules}); {@code cache} is read by {@link
+ * #cacheConfig}. Use {@link #load} or {@link #parse}: both validate the whole
  * document and report every problem at once.
  */
 public record RouterConfig(
@@ -147,6 +148,11 @@ public record RouterConfig(
             }
             problems.addAll(hostgroup.validate());
         }
+        try {
+            cacheConfig();
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+        }
         if (!ids.isEmpty()) {
             try {
                 rules(0);
@@ -161,6 +167,11 @@ public record RouterConfig(
     public RuleSnapshot rules(long version) throws InvalidRulesException {
         return RuleSnapshot.parse(
                 version, hostgroups.stream().map(HostgroupConfig::id).toList(), schemas, queryRules);
+    }
+
+    /** The {@code cache} section (defaults when absent: the cache is off). */
+    public CacheConfig cacheConfig() {
+        return CacheConfig.parse(cache);
     }
 
     /**

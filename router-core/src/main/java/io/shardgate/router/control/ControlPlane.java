@@ -2,6 +2,7 @@ package io.shardgate.router.control;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shardgate.admin.http.AdminHttpServer;
+import io.shardgate.admin.http.CacheControl;
 import io.shardgate.admin.store.ConfigVersion;
 import io.shardgate.admin.store.LiveRouter;
 import io.shardgate.admin.store.RuleStore;
@@ -167,8 +168,8 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     /** Starts the HTTP endpoint ({@code /health}, {@code /ready}, {@code /metrics}, {@code /api/...}). */
-    public synchronized int startHttp(InetSocketAddress address, PrometheusMeterRegistry metrics) {
-        AdminHttpServer server = new AdminHttpServer(address, new HashingRuleStore(store), metrics);
+    public synchronized int startHttp(InetSocketAddress address, PrometheusMeterRegistry metrics, CacheControl cache) {
+        AdminHttpServer server = new AdminHttpServer(address, new HashingRuleStore(store), metrics, cache);
         try {
             server.start();
         } catch (IOException e) {

@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.netty.handler.ssl.SslContext;
+import io.shardgate.router.cache.RouterResultCache;
 import io.shardgate.router.config.ServerSettings;
 import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.routing.Hostgroups;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param metrics meters the sessions update (commands, errors)
  * @param sessions the logged-in sessions, for the admin interface
  * @param keys generates the sharding keys of rows inserted without one (tables with key_generation)
+ * @param cache the result cache (disabled unless the {@code cache} section enables it)
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -40,4 +42,5 @@ public record FrontendServices(
         AtomicInteger connectionIds,
         RouterMetrics metrics,
         SessionRegistry sessions,
-        KeyGenerator keys) {}
+        KeyGenerator keys,
+        RouterResultCache cache) {}

@@ -94,6 +94,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private ChangeUserExchange changeUser;
     private final PreparedStatementCommands prepared;
     private final LastInsertId lastInsertId = new LastInsertId();
+    private final SessionCache cache;
 
     private boolean closed;
 
@@ -122,12 +123,14 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         this.leases = new SessionLeases(services.hostgroups(), loop, kind, this);
         this.queries = new QueryRouter(this);
         this.prepared = new PreparedStatementCommands(this);
+        this.cache = new SessionCache(this, services.cache());
     }
 
     /** Finishes the login: the schema the client asked for must exist (MySQL checks at login). */
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        cache.install(ctx.pipeline());
         busy = true;
         BackendLease lease = home();
         lease.acquire(desired, (connection, error) -> {
@@ -265,8 +268,24 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         routedAbort = abort;
     }
 
+    /**
+     * A command started with {@link #startRouted} (parked behind a cache fill) runs after all:
+     * {@code command} routes it as if it had just arrived.
+     */
+    void resumeRouted(Runnable command) {
+        busy = false;
+        routedAbort = null;
+        command.run();
+        drain();
+    }
+
+    SessionCache cache() {
+        return cache;
+    }
+
     /** A command started with {@link #startRouted} was answered with {@code response} (framed, released here). */
     void finishRouted(ByteBuf response) {
+        cache.routedResponse(response);
         busy = false;
         statementEnded(false);
         routedAbort = null;
@@ -390,6 +409,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         statementEnded(error);
         lease.afterResponse(statusFlags, inFlightInsert && !error);
         afterStatement();
+        cache.commandEnded(error);
         drain();
     }
 
@@ -583,6 +603,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     void reply(int sequenceId, ErrPacket error) {
         services.metrics().error(error.code());
+        cache.commandEnded(true);
         ctx.writeAndFlush(frame(sequenceId, error::write), ctx.voidPromise());
     }
 
@@ -605,6 +626,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     private void releaseWaiting() {
+        cache.sessionClosed();
         if (routedAbort != null) {
             Runnable abort = routedAbort;
             routedAbort = null;

@@ -126,6 +126,17 @@ final class PreparedStatementCommands {
             statement.lastHostgroup = hostgroup;
         } else if (command == Command.COM_STMT_EXECUTE) {
             packet = ExecuteTypes.bound(packet, statement);
+            Packet execute = packet;
+            boolean longData = statement.longDataHostgroup >= 0; // values the execution itself does not carry
+            if (session.cache()
+                    .execute(
+                            execute,
+                            statement.route.digest(),
+                            statement.parameters,
+                            longData,
+                            () -> run(execute, command))) {
+                return; // answered from the result cache, or waiting for another session's fill of it
+            }
             hostgroup = executionHostgroup(packet, statement);
             if (hostgroup < 0) {
                 return; // answered

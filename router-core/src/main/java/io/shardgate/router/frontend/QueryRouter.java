@@ -89,6 +89,11 @@ final class QueryRouter {
             session.reply(1, new ErrPacket(QueryRuleMatch.ERROR_CODE, "42000", rule.error()));
             return;
         }
+        Packet queried = packet;
+        String queriedSql = sql;
+        if (session.cache().query(packet, digest, rule, rules, () -> route(queried, queriedSql))) {
+            return; // answered from the result cache, or waiting for another session's fill of it
+        }
         StatementEffects effects = StatementScanner.scan(sql);
         boolean insert = isInsert(sql);
         if (rule.destinationHostgroup() != null) {

@@ -124,6 +124,11 @@ final class SessionLeases {
         return all;
     }
 
+    /** What the session's connections are opened as (result format, character set). */
+    ConnectionKind kind() {
+        return kind;
+    }
+
     void kind(ConnectionKind kind) {
         this.kind = kind;
         leases.forEach(l -> l.kind(kind));

@@ -1,0 +1,126 @@
+package io.shardgate.router.cache;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.shardgate.admin.http.CacheControl;
+import io.shardgate.cache.CacheConfig;
+import io.shardgate.cache.CacheKey;
+import io.shardgate.cache.CacheMode;
+import io.shardgate.cache.CachePolicy;
+import io.shardgate.cache.CacheStats;
+import io.shardgate.cache.Lookup;
+import io.shardgate.cache.QualifiedTable;
+import io.shardgate.cache.ResultCache;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The router's result cache: the shared {@link ResultCache} plus what only the router knows — the
+ * tables behind each statement shape ({@link StatementTables}, remembered per shape), the rule
+ * version the stored results were cached under (a new version purges them: rule indexes and TTLs
+ * may have changed), and the operators' purge and stats API ({@link CacheControl}).
+ *
+ * <p>Shared by every session; thread-safe and non-blocking.
+ */
+public final class RouterResultCache implements CacheControl, AutoCloseable {
+    /** Statement shapes whose read tables are remembered; a few hundred bytes each. */
+    private static final long SHAPES = 10_000;
+
+    private final ResultCache cache;
+    private final Cache<Shape, Set<QualifiedTable>> readTables =
+            Caffeine.newBuilder().maximumSize(SHAPES).build();
+    /** The rule version of the results held; -1 before the first lookup. */
+    private volatile long ruleVersion = -1;
+
+    private record Shape(String schema, String text) {}
+
+    public RouterResultCache(CacheConfig config, MeterRegistry registry) {
+        this(new ResultCache(config, registry));
+    }
+
+    public RouterResultCache(ResultCache cache) {
+        this.cache = cache;
+    }
+
+    @Override
+    public boolean enabled() {
+        return cache.enabled();
+    }
+
+    /** The cache itself, for the sessions' fills. */
+    public ResultCache results() {
+        return cache;
+    }
+
+    /**
+     * Looks up a cacheable read of normalized {@code text} planned under rule version {@code
+     * version}; see {@link ResultCache#lookup}.
+     */
+    public Lookup lookup(long version, CacheKey key, CachePolicy policy, String text, CacheMode mode) {
+        rulesInForce(version);
+        return cache.lookup(key, policy, () -> readTables(key.schema(), text), mode);
+    }
+
+    /** The tables a read of {@code text} may read, worked out once per statement shape. */
+    private Set<QualifiedTable> readTables(String schema, String text) {
+        return readTables.get(
+                new Shape(schema, text), shape -> Set.copyOf(StatementTables.read(shape.schema(), shape.text())));
+    }
+
+    /** Drops what a write (or a committed transaction) changed. */
+    public void invalidate(Invalidation what) {
+        if (!what.isNone()) {
+            what.applyTo(cache);
+        }
+    }
+
+    /** A new rule version purges everything cached under the old one, once. */
+    private void rulesInForce(long version) {
+        if (version != ruleVersion) {
+            synchronized (this) {
+                if (version != ruleVersion) {
+                    if (ruleVersion >= 0) {
+                        cache.invalidateAll();
+                    }
+                    ruleVersion = version;
+                }
+            }
+        }
+    }
+
+    @Override
+    public int purgeAll() {
+        return cache.invalidateAll();
+    }
+
+    @Override
+    public int purgeSchema(String schema) {
+        return cache.invalidateSchema(schema);
+    }
+
+    @Override
+    public int purgeTable(String schema, String table) {
+        return cache.invalidateTable(QualifiedTable.of(schema, table));
+    }
+
+    @Override
+    public int purgeRule(int rule) {
+        return cache.invalidateRule(rule);
+    }
+
+    @Override
+    public CacheStats stats() {
+        return cache.stats();
+    }
+
+    @Override
+    public Map<Integer, CacheStats> statsByRule() {
+        return cache.statsByRule();
+    }
+
+    @Override
+    public void close() {
+        cache.close();
+    }
+}
