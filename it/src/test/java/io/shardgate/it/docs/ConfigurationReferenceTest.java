@@ -43,6 +43,10 @@ class ConfigurationReferenceTest {
         probes.put("server.tls.", "server: {tls: {" + PROBE + ": 1}}\n" + BASE_USERS + BASE_HOSTGROUPS);
         probes.put("users[].", "users: [{name: a, password: b, " + PROBE + ": 1}]\n" + BASE_HOSTGROUPS);
         probes.put("zookeeper.", "zookeeper: {" + PROBE + ": 1}\n" + BASE_USERS + BASE_HOSTGROUPS);
+        probes.put("admin.", "admin: {" + PROBE + ": 1}\n" + BASE_USERS + BASE_HOSTGROUPS);
+        probes.put(
+                "admin.users[].",
+                "admin: {users: [{name: a, password: b, " + PROBE + ": 1}]}\n" + BASE_USERS + BASE_HOSTGROUPS);
         probes.put(
                 "hostgroups[].",
                 BASE_USERS + "hostgroups: [{id: 10, writer: \"h:3306\", user: u, " + PROBE + ": 1}]\n");

@@ -125,4 +125,37 @@ class TroubleshootingReferenceTest {
             assertThat(documented).contains(Integer.parseInt(code.group(1)));
         }
     }
+
+    /**
+     * The SQL admin port answers its own errors ({@code AdminSqlException}s and the session's
+     * literal {@code error(ctx, code, ...)} calls, with SQLSTATEs of their own): docs/admin-sql.md's
+     * Errors table lists exactly those codes, plus 1045 from the login it shares with the MySQL port.
+     */
+    @Test
+    void documentsEveryErrorCodeTheSqlAdminPortSends() throws IOException {
+        Pattern thrown = Pattern.compile("new AdminSqlException\\(\\s*(\\d+)|\\berror\\(ctx, (\\d+),");
+        Set<Integer> inSources = new TreeSet<>(Set.of(1045));
+        try (Stream<Path> files = Files.walk(Repository.file("router-core/src/main/java/io/shardgate/router/admin"))) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                Matcher m = thrown.matcher(read(file));
+                while (m.find()) {
+                    inSources.add(Integer.parseInt(m.group(1) != null ? m.group(1) : m.group(2)));
+                }
+            }
+        }
+        assertThat(inSources).contains(1064, 1105, 1146, 1288);
+        String page = read(Repository.file("docs/admin-sql.md"));
+        int start = page.indexOf("### Errors");
+        assertThat(start).as("docs/admin-sql.md's Errors section").isPositive();
+        int end = page.indexOf("\n#", start + 1);
+        Matcher row =
+                Pattern.compile("(?m)^\\| (\\d{4}) \\|").matcher(page.substring(start, end < 0 ? page.length() : end));
+        Set<Integer> documented = new TreeSet<>();
+        while (row.find()) {
+            documented.add(Integer.parseInt(row.group(1)));
+        }
+        assertThat(documented)
+                .as("error codes in docs/admin-sql.md vs the codes the SQL admin port sends")
+                .isEqualTo(inSources);
+    }
 }
