@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
@@ -94,10 +93,9 @@ class ComposeClusterIT {
             ObjectNode hostgroup = (ObjectNode) node;
             MariaDbServer writer = local(hostgroup.get("writer").asText());
             hostgroup.put("writer", writer.address());
-            if (hostgroup.has("readers")) {
-                var readers = hostgroup.putArray("readers");
-                readers.add(new TextNode(writer.address()));
-            }
+            // The compose replica has no local counterpart (no replication here; ReadWriteSplitIT
+            // covers readers on a real replica), and a reader may not be its own writer.
+            hostgroup.remove("readers");
         }
         return RouterConfig.parse(YAML.writeValueAsString(config));
     }
