@@ -22,6 +22,9 @@ import java.util.Set;
  * @param handshakeTimeoutMillis time a client has to complete authentication
  * @param ioThreads event loop threads; 0 means one per core
  * @param tls TLS offered to clients
+ * @param maxMergeBytes most bytes one multi-shard statement's merge may hold (rows waiting to be
+ *     merged; whole results for GROUP BY, aggregates and DISTINCT); beyond it the statement fails
+ *     with ER_OUT_OF_RESOURCES
  */
 public record ServerSettings(
         String bind,
@@ -36,7 +39,8 @@ public record ServerSettings(
         Integer connectTimeoutMillis,
         Integer handshakeTimeoutMillis,
         Integer ioThreads,
-        TlsConfig tls) {
+        TlsConfig tls,
+        Long maxMergeBytes) {
 
     static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
 
@@ -53,10 +57,11 @@ public record ServerSettings(
         handshakeTimeoutMillis = handshakeTimeoutMillis == null ? 10_000 : handshakeTimeoutMillis;
         ioThreads = ioThreads == null ? 0 : ioThreads;
         tls = tls == null ? TlsConfig.defaults() : tls;
+        maxMergeBytes = maxMergeBytes == null ? 256L * 1024 * 1024 : maxMergeBytes;
     }
 
     static ServerSettings defaults() {
-        return new ServerSettings(null, null, null, null, null, null, null, null, null, null, null, null, null);
+        return new ServerSettings(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     List<String> validate() {
@@ -76,6 +81,9 @@ public record ServerSettings(
         }
         if (connectTimeoutMillis < 1 || handshakeTimeoutMillis < 1) {
             problems.add("server.connect_timeout_millis and handshake_timeout_millis must be positive");
+        }
+        if (maxMergeBytes < 64 * 1024) {
+            problems.add("server.max_merge_bytes must be at least 65536 bytes, was " + maxMergeBytes);
         }
         if (ioThreads < 0) {
             problems.add("server.io_threads must be 0 (one per core) or more, was " + ioThreads);

@@ -68,6 +68,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private String transactionStart;
     /** Drops what a command answered by the router itself holds, if the session closes first. */
     private Runnable routedAbort;
+    /** Resumes the routed command in progress when the client can take writes again, or null. */
+    private Runnable routedWritable;
 
     private ChannelHandlerContext ctx;
     private UserConfig user;
@@ -247,15 +249,22 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
      * ({@link ScatterExecution}, multi-hostgroup COMMIT); it calls {@link #finishRouted} at the end.
      */
     void startRouted(Runnable abort) {
+        startRouted(abort, null);
+    }
+
+    /** As {@link #startRouted(Runnable)}; {@code writable} runs when the client can take writes again. */
+    void startRouted(Runnable abort, Runnable writable) {
         busy = true;
         active = null;
         routedAbort = abort;
+        routedWritable = writable;
     }
 
     /** A command started with {@link #startRouted} was answered with {@code response} (framed, released here). */
     void finishRouted(ByteBuf response) {
         busy = false;
         routedAbort = null;
+        routedWritable = null;
         prepared.commandFinished();
         if (!closed) {
             ctx.writeAndFlush(response, ctx.voidPromise());
@@ -532,6 +541,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     private void releaseWaiting() {
+        routedWritable = null;
         if (routedAbort != null) {
             Runnable abort = routedAbort;
             routedAbort = null;
@@ -549,6 +559,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         PooledConnection c = active != null ? active.current() : null;
         if (c != null) {
             c.channel().config().setAutoRead(ctx.channel().isWritable());
+        }
+        if (routedWritable != null && ctx.channel().isWritable()) {
+            routedWritable.run();
         }
         ctx.fireChannelWritabilityChanged();
     }

@@ -220,16 +220,21 @@ final class ResultSetMerge {
     private static void checkShapes(List<ShardResponse> shards) {
         List<ResultColumn> first = shards.get(0).columns;
         for (ShardResponse s : shards) {
-            if (s.columns.size() != first.size()) {
-                throw new MergeException("shard 1 returned " + first.size() + " columns, shard " + (s.shard + 1)
-                        + " returned " + s.columns.size());
-            }
-            for (int i = 0; i < first.size(); i++) {
-                if (s.columns.get(i).type() != first.get(i).type()) {
-                    throw new MergeException(
-                            "column " + (i + 1) + " is " + first.get(i).type() + " on shard 1 but "
-                                    + s.columns.get(i).type() + " on shard " + (s.shard + 1));
-                }
+            checkShape(first, s.columns, s.shard);
+        }
+    }
+
+    /** The shards' result sets must have the same columns, of the same types, to be merged. */
+    static void checkShape(List<ResultColumn> first, List<ResultColumn> other, int shard) {
+        if (other.size() != first.size()) {
+            throw new MergeException("shard 1 returned " + first.size() + " columns, shard " + (shard + 1)
+                    + " returned " + other.size());
+        }
+        for (int i = 0; i < first.size(); i++) {
+            if (other.get(i).type() != first.get(i).type()) {
+                throw new MergeException(
+                        "column " + (i + 1) + " is " + first.get(i).type() + " on shard 1 but "
+                                + other.get(i).type() + " on shard " + (shard + 1));
             }
         }
     }
