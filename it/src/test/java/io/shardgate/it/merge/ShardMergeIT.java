@@ -11,6 +11,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
 import io.shardgate.router.merge.ShardResultMerger;
+import io.shardgate.router.merge.StreamingMerge;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.MergeSpec.Function;
@@ -272,6 +273,31 @@ class ShardMergeIT {
             assertThat(gotRows)
                     .as(context + "\nexpected:\n" + want + "\nmerged:\n" + got)
                     .isEqualTo(wantRows);
+            if (StreamingMerge.streams(spec)) {
+                // the streamed merge, fed the same responses cut at random places, answers the same
+                ByteBuf bytes = streamed(
+                        responses,
+                        spec,
+                        offset,
+                        count,
+                        binary,
+                        deprecateEof,
+                        q.sql().hashCode());
+                try {
+                    DecodedResponse streamed = DecodedResponse.decode(bytes, binary, deprecateEof);
+                    assertThat(streamed.err()).as(context).isEqualTo(want.err());
+                    assertThat(streamed.columns()).as(context).isEqualTo(want.columns());
+                    List<List<String>> streamedRows = canonical(streamed, collapses);
+                    if (!q.ordered()) {
+                        streamedRows.sort(Comparator.comparing(Object::toString));
+                    }
+                    assertThat(streamedRows)
+                            .as(context + "\nexpected:\n" + want + "\nstreamed:\n" + streamed)
+                            .isEqualTo(wantRows);
+                } finally {
+                    bytes.release();
+                }
+            }
         } finally {
             responses.forEach(ByteBuf::release);
             if (expected != null) {
@@ -280,6 +306,54 @@ class ShardMergeIT {
             if (merged != null) {
                 merged.release();
             }
+        }
+    }
+
+    /**
+     * The {@link StreamingMerge} answer to the shards' responses, fed in random chunks in random shard
+     * order as the network would deliver them; the caller releases the returned buffer.
+     */
+    private static ByteBuf streamed(
+            List<ByteBuf> responses,
+            MergeSpec spec,
+            long offset,
+            long count,
+            boolean binary,
+            boolean deprecateEof,
+            long seed) {
+        Random random = new Random(seed);
+        StreamingMerge merge = new StreamingMerge(
+                ALLOC, responses.size(), spec, offset, count, binary, deprecateEof, 64L * 1024 * 1024);
+        ByteBuf out = ALLOC.buffer();
+        int[] at = new int[responses.size()];
+        try {
+            boolean open = true;
+            while (open) {
+                open = false;
+                int s = random.nextInt(responses.size());
+                for (int i = 0; i < responses.size(); i++, s = (s + 1) % responses.size()) {
+                    if (at[s] < responses.get(s).writerIndex()) {
+                        int n = Math.min(
+                                1 + random.nextInt(2048), responses.get(s).writerIndex() - at[s]);
+                        merge.addAndRelease(s, responses.get(s).retainedSlice(at[s], n));
+                        at[s] += n;
+                        open = true;
+                        break;
+                    }
+                }
+                ByteBuf next;
+                while ((next = merge.poll(4096, !open, 0x0002)) != null) {
+                    out.writeBytes(next);
+                    next.release();
+                }
+            }
+            assertThat(merge.complete()).isTrue();
+            return out;
+        } catch (RuntimeException | Error e) {
+            out.release();
+            throw e;
+        } finally {
+            merge.close();
         }
     }
 
