@@ -77,6 +77,26 @@ final class MergeCorpus {
         q.add(ordered("SELECT DISTINCT grp FROM t ORDER BY grp"));
         q.add(ordered("SELECT DISTINCT d FROM t ORDER BY d DESC LIMIT 3"));
         q.add(ordered("SELECT DISTINCT dt FROM t ORDER BY dt LIMIT 2, 4"));
+        // ORDER BY a column position: the literal decides per execution; a string orders nothing
+        q.add(ordered("SELECT id, s FROM t ORDER BY 1 DESC LIMIT 6"));
+        q.add(ordered("SELECT s, id FROM t ORDER BY 1, 2 LIMIT 3, 8"));
+        q.add(ordered("SELECT grp, COUNT(*) FROM t GROUP BY grp ORDER BY 2 DESC, 1"));
+        q.add(ordered("SELECT DISTINCT d FROM t ORDER BY 1 LIMIT 5"));
+        q.add(ordered("SELECT * FROM t ORDER BY 4, 1 LIMIT 10"));
+        q.add(unordered("SELECT id FROM t WHERE grp = 1 ORDER BY 'x'"));
+        q.add(unordered("SELECT id, s FROM t ORDER BY 3"));
+        // COUNT/SUM/AVG(DISTINCT): the shards group by the argument too; distinct as the collation says
+        q.add(unordered("SELECT COUNT(DISTINCT s) FROM t"));
+        q.add(unordered("SELECT COUNT(DISTINCT b), COUNT(b) FROM t"));
+        q.add(unordered("SELECT COUNT(DISTINCT id) FROM t"));
+        q.add(unordered("SELECT grp, COUNT(DISTINCT s), COUNT(*) FROM t GROUP BY grp"));
+        q.add(unordered("SELECT SUM(DISTINCT grp), AVG(DISTINCT grp), COUNT(DISTINCT grp) FROM t"));
+        q.add(unordered("SELECT SUM(DISTINCT d), AVG(DISTINCT d), MAX(d) FROM t WHERE grp > 0"));
+        q.add(unordered("SELECT s, AVG(DISTINCT f), SUM(DISTINCT f) FROM t GROUP BY s"));
+        q.add(ordered("SELECT grp, COUNT(DISTINCT dt), MIN(dt) FROM t GROUP BY grp ORDER BY grp"));
+        q.add(unordered("SELECT COUNT(DISTINCT s), SUM(DISTINCT s) FROM t WHERE grp > 100"));
+        q.add(ordered("SELECT grp, COUNT(DISTINCT u) AS n FROM t GROUP BY grp ORDER BY n DESC, grp LIMIT 4"));
+        q.add(unordered("SELECT b, COUNT(DISTINCT s), AVG(DISTINCT s) FROM t GROUP BY b"));
         // every shard fails alike: the first ERR is the answer
         q.add(unordered("SELECT nosuch FROM t ORDER BY id"));
         return q;
@@ -91,6 +111,43 @@ final class MergeCorpus {
                 case 1 -> q.add(aggregates(r));
                 case 2 -> q.add(grouped(r));
                 default -> q.add(distinct(r));
+            }
+        }
+        return q;
+    }
+
+    /** Aggregates over the distinct values of one column, with and without GROUP BY. */
+    static List<Query> generatedDistinctAggregates(long seed, int count) {
+        Random r = new Random(seed);
+        List<Query> q = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String arg = COLUMNS[r.nextInt(COLUMNS.length)];
+            boolean numeric = List.of(NUMERIC).contains(arg);
+            List<String> items = new ArrayList<>();
+            for (int n = 1 + r.nextInt(3); n > 0; n--) {
+                int kind = numeric ? r.nextInt(4) : r.nextInt(2) * 3;
+                items.add(
+                        switch (kind) {
+                            case 0 -> "COUNT(DISTINCT " + arg + ")";
+                            case 1 -> "SUM(DISTINCT " + arg + ")";
+                            case 2 -> "AVG(DISTINCT " + arg + ")";
+                            default -> aggregate(r);
+                        });
+            }
+            if (items.stream().noneMatch(item -> item.contains("DISTINCT"))) {
+                items.add("COUNT(DISTINCT " + arg + ")");
+            }
+            String where = WHERE[r.nextInt(WHERE.length)];
+            if (r.nextBoolean()) {
+                q.add(unordered("SELECT " + String.join(", ", items) + " FROM t" + where));
+                continue;
+            }
+            String key = KEYS[r.nextInt(KEYS.length)];
+            String sql = "SELECT " + key + ", " + String.join(", ", items) + " FROM t" + where + " GROUP BY " + key;
+            if (r.nextBoolean()) {
+                q.add(ordered(sql + " ORDER BY " + key + (r.nextBoolean() ? " DESC" : "") + limit(r)));
+            } else {
+                q.add(unordered(sql));
             }
         }
         return q;

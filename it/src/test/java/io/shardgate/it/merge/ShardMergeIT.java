@@ -162,6 +162,7 @@ class ShardMergeIT {
     Stream<DynamicTest> mergedResultsEqualTheUnshardedServer() {
         List<MergeCorpus.Query> corpus = new ArrayList<>(MergeCorpus.handWritten());
         corpus.addAll(MergeCorpus.generated(SEED, 200));
+        corpus.addAll(MergeCorpus.generatedDistinctAggregates(SEED + 1, 80));
         List<DynamicTest> tests = new ArrayList<>();
         for (int i = 0; i < corpus.size(); i++) {
             MergeCorpus.Query q = corpus.get(i);
@@ -239,7 +240,7 @@ class ShardMergeIT {
         Values values = Values.of(digest);
         Targets targets = plan.targets(values, rules);
         assertThat(targets.targets()).hasSize(SHARDS);
-        MergeSpec spec = plan.merge();
+        MergeSpec spec = plan.merge().resolve(values);
         long offset = spec.offset() < 0 ? -1 : KeyValues.toInteger(values.scalar(spec.offset()));
         long count = spec.count() < 0 ? -1 : KeyValues.toInteger(values.scalar(spec.count()));
 

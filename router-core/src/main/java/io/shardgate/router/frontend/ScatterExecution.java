@@ -61,6 +61,8 @@ final class ScatterExecution {
     private final ComStmtExecute parameters;
 
     private final long maxBytes;
+    /** The plan's merge for this execution's values. */
+    private final MergeSpec merge;
     /** The streamed merge, or null when the responses are buffered whole. */
     private final StreamingMerge streaming;
     /** Buffered responses, by target (null while streaming). */
@@ -89,7 +91,7 @@ final class ScatterExecution {
         int n = targets.targets().size();
         this.maxBytes = session.services().settings().maxMergeBytes();
         this.connections = new PooledConnection[n];
-        MergeSpec merge = plan.merge();
+        this.merge = plan.merge().resolve(values);
         if (plan.kind() == StatementKind.SELECT && StreamingMerge.streams(merge)) {
             this.streaming = new StreamingMerge(
                     session.client().alloc(),
@@ -300,7 +302,6 @@ final class ScatterExecution {
 
     private ByteBuf mergeBuffered() {
         try {
-            MergeSpec merge = plan.merge();
             return ShardResultMerger.merge(
                     session.client().alloc(),
                     Arrays.asList(responses),

@@ -148,8 +148,16 @@ final class ResultSetMerge {
         for (Aggregate a : spec.aggregates()) {
             int at = column(a.column());
             int countAt = a.countColumn() == null ? -1 : column(a.countColumn());
+            boolean distinct = a.function() == MergeSpec.Function.COUNT_DISTINCT
+                    || a.function() == MergeSpec.Function.SUM_DISTINCT
+                    || a.function() == MergeSpec.Function.AVG_DISTINCT;
             byColumn[at] = new Aggregator(
-                    a.function(), at, countAt, shards.get(0).columns.get(at), columns[at]);
+                    a.function(),
+                    at,
+                    countAt,
+                    shards.get(0).columns.get(at),
+                    columns[at],
+                    distinct ? columns[countAt] : null);
         }
         return byColumn;
     }

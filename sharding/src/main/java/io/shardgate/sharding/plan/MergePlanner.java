@@ -30,6 +30,10 @@ final class MergePlanner {
     private final Placement placement;
     private final List<SqlTemplate.Edit> edits = new ArrayList<>();
     private final List<String> hidden = new ArrayList<>();
+    /** The argument of the DISTINCT aggregates (COUNT/SUM/AVG), which the shards group by too; or null. */
+    private String distinctArgument;
+
+    private Column distinctColumn;
 
     MergePlanner(String text, Placement placement) {
         this.text = text;
@@ -71,6 +75,9 @@ final class MergePlanner {
                     throw new Unsupported("select item " + source(items.get(i)) + " is neither aggregated nor grouped");
                 }
             }
+            if (distinctArgument != null) {
+                groupAlsoByDistinctArgument(select, group);
+            }
         }
         List<SortKey> sort = new ArrayList<>();
         if (orderBy != null) {
@@ -80,8 +87,13 @@ final class MergePlanner {
                 if (e.getKind() == SqlKind.NULLS_FIRST || e.getKind() == SqlKind.NULLS_LAST) {
                     throw new Unsupported("NULLS FIRST/LAST");
                 }
-                if (e instanceof SqlDynamicParam || e instanceof SqlLiteral) {
-                    throw new Unsupported("ORDER BY a column position on several shards (name the column)");
+                if (e instanceof SqlDynamicParam p) {
+                    // ORDER BY 2: a position or a constant, as the execution's literal says
+                    sort.add(SortKey.position(p.getIndex(), desc));
+                    continue;
+                }
+                if (e instanceof SqlLiteral) {
+                    throw new Unsupported("ORDER BY a constant on several shards");
                 }
                 Column c = column(e, items, star, merging || select.isDistinct());
                 sort.add(new SortKey(c, desc));
@@ -134,7 +146,7 @@ final class MergePlanner {
         boolean distinct = call.getFunctionQuantifier() != null
                 && call.getFunctionQuantifier().toValue().equalsIgnoreCase("DISTINCT");
         if (distinct && !name.equals("MIN") && !name.equals("MAX")) {
-            throw new Unsupported(name + "(DISTINCT) on several shards");
+            return distinctAggregate(call, name, index, star);
         }
         Column at = star ? hiddenColumn(source(call)) : new Column(index, false);
         switch (name) {
@@ -161,6 +173,52 @@ final class MergePlanner {
                 return new Aggregate(MergeSpec.Function.AVG, at, hiddenColumn("COUNT" + args));
             }
         }
+    }
+
+    /**
+     * COUNT/SUM/AVG(DISTINCT x): each shard also groups by x and returns x as a hidden column, so the
+     * merge sees every distinct value of x once per shard and group, whatever the shard's own
+     * aggregate says. Every DISTINCT aggregate of the statement must have the same argument.
+     */
+    private Aggregate distinctAggregate(SqlCall call, String name, int index, boolean star) {
+        if (star) {
+            throw new Unsupported(name + "(DISTINCT) with SELECT * on several shards");
+        }
+        if (call.operandCount() != 1) {
+            throw new Unsupported(name + "(DISTINCT) of several expressions on several shards");
+        }
+        String argument = source(call.operand(0));
+        if (aggregate(call.operand(0)) != null) {
+            throw new Unsupported(name + "(DISTINCT) of an aggregate");
+        }
+        if (distinctArgument == null) {
+            distinctColumn = hiddenColumn(argument);
+            distinctArgument = argument;
+        } else if (!distinctArgument.equals(argument)) {
+            throw new Unsupported("DISTINCT aggregates of different expressions (" + distinctArgument + ", " + argument
+                    + ") on several shards");
+        }
+        MergeSpec.Function function = switch (name) {
+            case "COUNT" -> MergeSpec.Function.COUNT_DISTINCT;
+            case "SUM" -> MergeSpec.Function.SUM_DISTINCT;
+            default -> MergeSpec.Function.AVG_DISTINCT;
+        };
+        return new Aggregate(function, new Column(index, false), distinctColumn);
+    }
+
+    /** Adds the DISTINCT aggregates' argument to the shards' GROUP BY (or gives them one). */
+    private void groupAlsoByDistinctArgument(SqlSelect select, List<SqlNode> group) {
+        if (select.getGroup() != null && !group.isEmpty()) {
+            int at = end(group.get(group.size() - 1));
+            edits.add(new SqlTemplate.Edit(at, at, List.of(new ShardSql.Text(", " + distinctArgument))));
+            return;
+        }
+        SqlNode before = select.getWhere() != null ? select.getWhere() : select.getFrom();
+        if (before == null) {
+            throw new Unsupported("DISTINCT aggregate without FROM");
+        }
+        int at = end(before);
+        edits.add(new SqlTemplate.Edit(at, at, List.of(new ShardSql.Text(" GROUP BY " + distinctArgument))));
     }
 
     /** The shard column holding {@code e}: a selected item, else a hidden column added for it. */

@@ -132,7 +132,7 @@ public record Plan(
         }
         if (!merge.orderBy().isEmpty()) {
             ArrayNode o = m.putArray("order_by");
-            merge.orderBy().forEach(k -> o.add(k.column() + (k.descending() ? " DESC" : " ASC")));
+            merge.orderBy().forEach(k -> o.add(k.toString()));
         }
         if (merge.count() >= 0) {
             m.put("limit", (merge.offset() >= 0 ? "?" + (merge.offset() + 1) + ", " : "") + "?" + (merge.count() + 1));
