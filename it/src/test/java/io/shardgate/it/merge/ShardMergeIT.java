@@ -163,6 +163,7 @@ class ShardMergeIT {
         List<MergeCorpus.Query> corpus = new ArrayList<>(MergeCorpus.handWritten());
         corpus.addAll(MergeCorpus.generated(SEED, 200));
         corpus.addAll(MergeCorpus.generatedDistinctAggregates(SEED + 1, 80));
+        corpus.addAll(MergeCorpus.generatedHaving(SEED + 2, 100));
         List<DynamicTest> tests = new ArrayList<>();
         for (int i = 0; i < corpus.size(); i++) {
             MergeCorpus.Query q = corpus.get(i);

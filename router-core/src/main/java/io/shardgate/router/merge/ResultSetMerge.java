@@ -17,7 +17,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The result sets of several shards merged as MergeSpec says: group (combining aggregates), DISTINCT
+ * The result sets of several shards merged as MergeSpec says: group (combining aggregates), HAVING, DISTINCT
  * on the client's columns, ORDER BY, then LIMIT; hidden columns dropped. Rows stay in the shards'
  * buffers: a plain ORDER BY is a k-way merge of the shards' sorted rows and a plain concatenation
  * streams, so both hold one row per shard; grouping holds one row per group and DISTINCT one key per
@@ -115,6 +115,10 @@ final class ResultSetMerge {
             return sort == null ? new ConcatenatedRows(shards, binary) : new SortedShardRows(shards, binary, sort);
         }
         List<MergedRow> rows = new ArrayList<>(grouping ? groups() : distinct(new ConcatenatedRows(shards, binary)));
+        if (grouping && spec.having() != null) {
+            HavingFilter having = new HavingFilter(spec.having(), columns, orders, clientColumns);
+            rows.removeIf(r -> !having.keeps(r));
+        }
         if (grouping && spec.distinct()) {
             rows = distinct(rows.iterator());
         }

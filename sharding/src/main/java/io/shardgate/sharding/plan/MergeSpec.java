@@ -8,12 +8,14 @@ import java.util.List;
  * last (ORDER BY or GROUP BY keys not selected, COUNTs of split AVGs), which the merge drops.
  *
  * <p>Order of operations: group rows by {@code groupBy} combining {@code aggregates} (all rows are
- * one group when there are aggregates and no keys), apply DISTINCT on the client's columns, sort by
+ * one group when there are aggregates and no keys), keep the groups {@code having} holds for, apply DISTINCT on the client's columns, sort by
  * {@code orderBy} (a k-way merge when shards already sort), skip {@code offset} then keep {@code
  * count} rows. For DML, {@code sumAffectedRows} adds the targets' affected-row counts.
  *
  * @param offset slot of the LIMIT offset, or -1
  * @param count slot of the LIMIT row count, or -1 (no LIMIT)
+ * @param having the HAVING clause the merge evaluates on the merged groups (before DISTINCT,
+ *     ORDER BY and LIMIT), or null
  */
 public record MergeSpec(
         List<SortKey> orderBy,
@@ -23,11 +25,24 @@ public record MergeSpec(
         int offset,
         int count,
         int hiddenColumns,
-        boolean sumAffectedRows) {
+        boolean sumAffectedRows,
+        HavingCondition having) {
 
     public static final MergeSpec CONCAT = new MergeSpec(List.of(), List.of(), List.of(), false, -1, -1, 0, false);
     public static final MergeSpec AFFECTED_ROWS =
             new MergeSpec(List.of(), List.of(), List.of(), false, -1, -1, 0, true);
+
+    public MergeSpec(
+            List<SortKey> orderBy,
+            List<Column> groupBy,
+            List<Aggregate> aggregates,
+            boolean distinct,
+            int offset,
+            int count,
+            int hiddenColumns,
+            boolean sumAffectedRows) {
+        this(orderBy, groupBy, aggregates, distinct, offset, count, hiddenColumns, sumAffectedRows, null);
+    }
 
     public MergeSpec {
         orderBy = List.copyOf(orderBy);
@@ -71,10 +86,11 @@ public record MergeSpec(
     /**
      * This merge for one execution: each {@code ORDER BY n} key becomes column n when n was an
      * integer literal (as MySQL reads it) and is dropped when it was any other constant (a string,
-     * a bound parameter: MySQL orders by that constant, i.e. not at all).
+     * a bound parameter: MySQL orders by that constant, i.e. not at all); HAVING gets the values of
+     * its slots.
      */
     public MergeSpec resolve(Values values) {
-        if (orderBy.stream().allMatch(k -> k.positionSlot() < 0)) {
+        if (orderBy.stream().allMatch(k -> k.positionSlot() < 0) && having == null) {
             return this;
         }
         List<SortKey> keys = new java.util.ArrayList<>();
@@ -87,7 +103,16 @@ public record MergeSpec(
                         new Column((int) Math.max(-1, Math.min(n - 1, Integer.MAX_VALUE)), false), k.descending()));
             }
         }
-        return new MergeSpec(keys, groupBy, aggregates, distinct, offset, count, hiddenColumns, sumAffectedRows);
+        return new MergeSpec(
+                keys,
+                groupBy,
+                aggregates,
+                distinct,
+                offset,
+                count,
+                hiddenColumns,
+                sumAffectedRows,
+                having == null ? null : having.resolve(values));
     }
 
     /**

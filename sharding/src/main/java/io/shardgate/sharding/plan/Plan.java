@@ -127,6 +127,9 @@ public record Plan(
                         + (agg.countColumn() == null ? "" : " / " + agg.countColumn()));
             }
         }
+        if (merge.having() != null) {
+            m.put("having", merge.having().toString());
+        }
         if (merge.distinct()) {
             m.put("distinct", true);
         }
