@@ -81,9 +81,9 @@ final class MergePlanner {
                 if (star) {
                     throw new Unsupported("HAVING with SELECT * on several shards");
                 }
-                HavingCondition condition =
-                        new HavingTranslator(items, group, groupColumns, aggregates).condition(select.getHaving());
-                if (!onlyKeys(condition, groupColumns)) {
+                HavingCondition condition = new HavingTranslator(this, items, group, groupColumns, aggregates)
+                        .condition(select.getHaving());
+                if (!HavingTranslator.onlyKeys(condition, groupColumns)) {
                     // over aggregates the shards hold only parts of: the merge evaluates it
                     having = condition;
                     removeHaving(select.getHaving());
@@ -233,29 +233,6 @@ final class MergePlanner {
     }
 
     /**
-     * Whether a HAVING condition reads only group keys: then each shard evaluates it on its own
-     * groups as well as the merge could (a group's keys are the same on every shard).
-     */
-    private static boolean onlyKeys(HavingCondition c, List<Column> keys) {
-        if (c instanceof HavingCondition.Compare cmp) {
-            return onlyKeys(cmp.left(), keys) && onlyKeys(cmp.right(), keys);
-        }
-        if (c instanceof HavingCondition.IsNull n) {
-            return onlyKeys(n.operand(), keys);
-        }
-        if (c instanceof HavingCondition.Not n) {
-            return onlyKeys(n.operand(), keys);
-        }
-        List<HavingCondition> operands =
-                c instanceof HavingCondition.And a ? a.operands() : ((HavingCondition.Or) c).operands();
-        return operands.stream().allMatch(o -> onlyKeys(o, keys));
-    }
-
-    private static boolean onlyKeys(HavingCondition.Operand o, List<Column> keys) {
-        return !(o instanceof HavingCondition.ColumnValue v) || keys.contains(v.column());
-    }
-
-    /**
      * Removes HAVING from the shards' SQL: they hold partial aggregates, the merge evaluates it. The
      * clause ends where ORDER BY, LIMIT or a locking clause starts, or with the text.
      */
@@ -272,109 +249,6 @@ final class MergePlanner {
             }
         }
         edits.add(new SqlTemplate.Edit(keyword, stop, List.of()));
-    }
-
-    /** Turns a HAVING clause into a {@link HavingCondition} over the merged columns. */
-    private final class HavingTranslator {
-        private final SqlNodeList items;
-        private final List<SqlNode> group;
-        private final List<Column> groupColumns;
-        private final List<Aggregate> aggregates;
-
-        HavingTranslator(
-                SqlNodeList items, List<SqlNode> group, List<Column> groupColumns, List<Aggregate> aggregates) {
-            this.items = items;
-            this.group = group;
-            this.groupColumns = groupColumns;
-            this.aggregates = aggregates;
-        }
-
-        HavingCondition condition(SqlNode n) {
-            SqlKind kind = n.getKind();
-            if (kind == SqlKind.AND || kind == SqlKind.OR) {
-                List<HavingCondition> operands = ((SqlCall) n)
-                        .getOperandList().stream().map(this::condition).toList();
-                return kind == SqlKind.AND ? new HavingCondition.And(operands) : new HavingCondition.Or(operands);
-            }
-            if (kind == SqlKind.NOT) {
-                return new HavingCondition.Not(condition(((SqlCall) n).operand(0)));
-            }
-            if (kind == SqlKind.IS_NULL || kind == SqlKind.IS_NOT_NULL) {
-                return new HavingCondition.IsNull(operand(((SqlCall) n).operand(0)), kind == SqlKind.IS_NOT_NULL);
-            }
-            if (n instanceof SqlCall call
-                    && call.getOperator() instanceof org.apache.calcite.sql.fun.SqlBetweenOperator between) {
-                HavingCondition.Operand value = operand(call.operand(0));
-                HavingCondition range = new HavingCondition.And(List.of(
-                        new HavingCondition.Compare(
-                                HavingCondition.Comparison.GREATER_OR_EQUAL, value, operand(call.operand(1))),
-                        new HavingCondition.Compare(
-                                HavingCondition.Comparison.LESS_OR_EQUAL, value, operand(call.operand(2)))));
-                return between.isNegated() ? new HavingCondition.Not(range) : range;
-            }
-            HavingCondition.Comparison op = switch (kind) {
-                case EQUALS -> HavingCondition.Comparison.EQUALS;
-                case NOT_EQUALS -> HavingCondition.Comparison.NOT_EQUALS;
-                case LESS_THAN -> HavingCondition.Comparison.LESS;
-                case LESS_THAN_OR_EQUAL -> HavingCondition.Comparison.LESS_OR_EQUAL;
-                case GREATER_THAN -> HavingCondition.Comparison.GREATER;
-                case GREATER_THAN_OR_EQUAL -> HavingCondition.Comparison.GREATER_OR_EQUAL;
-                default -> throw new Unsupported("HAVING with " + source(n) + " on several shards");
-            };
-            SqlCall call = (SqlCall) n;
-            return new HavingCondition.Compare(op, operand(call.operand(0)), operand(call.operand(1)));
-        }
-
-        /** A selected column, a grouped key, an aggregate (hidden when not selected) or a literal. */
-        private HavingCondition.Operand operand(SqlNode e) {
-            if (e instanceof SqlDynamicParam p) {
-                if (source(e).contains("(...)")) {
-                    throw new Unsupported("HAVING with a list on several shards");
-                }
-                return new HavingCondition.Slot(p.getIndex());
-            }
-            for (int i = 0; i < items.size(); i++) {
-                SqlNode item = items.get(i);
-                boolean byAlias = item.getKind() == SqlKind.AS
-                        && e instanceof SqlIdentifier id
-                        && id.isSimple()
-                        && ((SqlIdentifier) ((SqlBasicCall) item).operand(1))
-                                .getSimple()
-                                .equalsIgnoreCase(id.getSimple());
-                if (byAlias || unalias(item).equalsDeep(e, org.apache.calcite.util.Litmus.IGNORE)) {
-                    return new HavingCondition.ColumnValue(new Column(i, false));
-                }
-            }
-            for (int i = 0; i < group.size(); i++) {
-                if (group.get(i).equalsDeep(e, org.apache.calcite.util.Litmus.IGNORE)) {
-                    return new HavingCondition.ColumnValue(groupColumns.get(i));
-                }
-            }
-            SqlCall agg = aggregate(e);
-            if (agg == null) {
-                throw new Unsupported("HAVING refers to " + source(e)
-                        + ", which is neither selected, grouped nor an aggregate, on several shards");
-            }
-            return new HavingCondition.ColumnValue(hiddenAggregate(agg));
-        }
-
-        /** An aggregate only HAVING uses: computed by the shards as hidden columns, merged like the others. */
-        private Column hiddenAggregate(SqlCall call) {
-            String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
-            if (call.getFunctionQuantifier() != null && !name.equals("MIN") && !name.equals("MAX")) {
-                throw new Unsupported("HAVING with " + name + "(DISTINCT) that is not selected, on several shards");
-            }
-            String src = source(call);
-            if (!name.equals("AVG")) {
-                Column at = hiddenColumn(src);
-                aggregates.add(new Aggregate(MergeSpec.Function.valueOf(name), at, null));
-                return at;
-            }
-            String args = src.substring(src.indexOf('('));
-            Column sum = hiddenColumn("SUM" + args);
-            aggregates.add(new Aggregate(MergeSpec.Function.AVG, sum, hiddenColumn("COUNT" + args)));
-            return sum;
-        }
     }
 
     /** The shard column holding {@code e}: a selected item, else a hidden column added for it. */
@@ -398,7 +272,7 @@ final class MergePlanner {
         return hiddenColumn(source(e));
     }
 
-    private Column hiddenColumn(String expression) {
+    Column hiddenColumn(String expression) {
         if (expression.contains("?") || expression.contains("(...)")) {
             throw new Unsupported("sort or group key with literals that is not selected (" + expression + ")");
         }
@@ -413,7 +287,7 @@ final class MergePlanner {
                 && c.table().rule().keyed().column().equalsIgnoreCase(c.column());
     }
 
-    private static SqlCall aggregate(SqlNode item) {
+    static SqlCall aggregate(SqlNode item) {
         SqlNode e = unalias(item);
         if (e instanceof SqlCall call && call.getOperator() != null) {
             String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
@@ -439,11 +313,11 @@ final class MergePlanner {
         return false;
     }
 
-    private static SqlNode unalias(SqlNode item) {
+    static SqlNode unalias(SqlNode item) {
         return item.getKind() == SqlKind.AS ? ((SqlBasicCall) item).operand(0) : item;
     }
 
-    private String source(SqlNode node) {
+    String source(SqlNode node) {
         return text.substring(start(node), end(node));
     }
 
@@ -456,7 +330,7 @@ final class MergePlanner {
     }
 
     /** A construct the merge cannot reproduce; becomes a Refuse with this message. */
-    private static final class Unsupported extends RuntimeException {
+    static final class Unsupported extends RuntimeException {
         Unsupported(String message) {
             super(message, null, false, false);
         }
