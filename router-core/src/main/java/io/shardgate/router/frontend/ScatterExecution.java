@@ -244,11 +244,11 @@ final class ScatterExecution {
 
     /** Target {@code index}'s response ended ({@code lease} null when it never ran). */
     private void ended(BackendLease lease, int index) {
-        PooledConnection connection = connections[index];
         connections[index] = null;
-        if (lease != null && connection != null) {
+        PooledConnection connection = lease == null ? null : lease.current();
+        if (connection != null) {
             connection.channel().config().setAutoRead(true); // it may have been paused for the merge
-            lease.afterResponse(lease.current().relay().statusFlags(), false);
+            lease.afterResponse(connection.relay().statusFlags(), false);
         }
         pending--;
         if (aborted) {
