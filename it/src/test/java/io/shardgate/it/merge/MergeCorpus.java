@@ -113,6 +113,18 @@ final class MergeCorpus {
         q.add(unordered("SELECT d, COUNT(*) FROM t GROUP BY d HAVING d > 100.5"));
         q.add(unordered("SELECT grp, MAX(f) FROM t GROUP BY grp HAVING MAX(f) > 5.5 OR MIN(f) < -9.75"));
         q.add(unordered("SELECT s, COUNT(*) FROM t GROUP BY s HAVING MAX(ts) < '2024-01-02 00:00:00'"));
+        // subqueries over items (bound to t on its key) run on each shard
+        q.add(ordered("SELECT id, s FROM t WHERE id IN (SELECT t_id FROM items WHERE qty > 10) ORDER BY id"));
+        q.add(unordered("SELECT id FROM t WHERE id NOT IN (SELECT t_id FROM items)"));
+        q.add(unordered(
+                "SELECT COUNT(*) FROM t WHERE id IN (SELECT t_id FROM items GROUP BY t_id HAVING SUM(qty) > 15)"));
+        q.add(ordered(
+                "SELECT x.id, x.grp FROM t x WHERE EXISTS (SELECT 1 FROM items i WHERE i.t_id = x.id AND i.qty IS NULL)"
+                        + " ORDER BY x.grp, x.id LIMIT 20"));
+        q.add(unordered(
+                "SELECT x.id, (SELECT SUM(i.qty) FROM items i WHERE i.t_id = x.id) AS q FROM t x WHERE x.grp = 1"));
+        q.add(unordered("SELECT grp, COUNT(*) FROM t x WHERE NOT EXISTS (SELECT 1 FROM items i WHERE x.id = i.t_id)"
+                + " GROUP BY grp"));
         // every shard fails alike: the first ERR is the answer
         q.add(unordered("SELECT nosuch FROM t ORDER BY id"));
         return q;

@@ -69,6 +69,8 @@ class ShardMergeIT {
                 default_hostgroup: 1
                 tables:
                   - {name: t, strategy: hash, column: id, buckets: 3, hostgroups: {1: "0", 2: "1", 3: "2"}}
+                  - {name: items, strategy: hash, column: t_id, buckets: 3, hostgroups: {1: "0", 2: "1", 3: "2"}}
+                binding_groups: [[t, items]]
             """;
     private static final String TABLE = "CREATE TABLE t (id INT PRIMARY KEY, grp INT NULL,"
             + " s VARCHAR(20) COLLATE utf8mb4_general_ci NULL, b VARCHAR(20) COLLATE utf8mb4_bin NULL,"
@@ -90,6 +92,7 @@ class ShardMergeIT {
             }
             for (String db : List.of("ref", "s1", "s2", "s3")) {
                 st.execute(TABLE.replace("CREATE TABLE t", "CREATE TABLE " + db + ".t"));
+                st.execute("CREATE TABLE " + db + ".items (id INT PRIMARY KEY, t_id INT NOT NULL, qty INT NULL)");
             }
             load(c);
         }
@@ -156,6 +159,20 @@ class ShardMergeIT {
             }
         }
         r.nextInt();
+        // items of a row of t live on the shard of that row (t_id placed as t's id): a binding group
+        Random items = new Random(SEED + 7);
+        for (int id = 1; id <= 400; id++) {
+            int tId = 1 + items.nextInt(ROWS + 20); // some point at no row of t
+            Object qty = items.nextInt(8) == 0 ? null : items.nextInt(20);
+            for (String db : List.of("ref", "s" + (tId % SHARDS + 1))) {
+                try (PreparedStatement p = c.prepareStatement("INSERT INTO " + db + ".items VALUES (?,?,?)")) {
+                    p.setInt(1, id);
+                    p.setInt(2, tId);
+                    p.setObject(3, qty);
+                    p.executeUpdate();
+                }
+            }
+        }
     }
 
     @TestFactory
