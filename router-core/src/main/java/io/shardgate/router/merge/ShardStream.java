@@ -59,6 +59,11 @@ final class ShardStream {
         return queuedBytes + packets.heldBytes();
     }
 
+    /** Bytes of the complete rows waiting to be merged. */
+    long queuedBytes() {
+        return queuedBytes;
+    }
+
     /** True once every column definition has arrived (or the shard answered an ERR). */
     boolean described() {
         return expect == Expect.ROWS || expect == Expect.END;

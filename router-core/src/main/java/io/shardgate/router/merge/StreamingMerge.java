@@ -22,8 +22,9 @@ import java.util.PriorityQueue;
  * definitions once every shard has sent its own, then rows, then the terminator. Memory is what
  * the queues hold: the caller stops reading a shard while {@link #wantsMore} is false (its queue
  * is full, typically because a k-way merge waits for another shard's next row) and while the
- * client cannot take more; {@code maxBytes} held at once ends the statement with ER_OUT_OF_RESOURCES
- * rather than exhausting the router's memory. Once the client's answer is complete (LIMIT reached,
+ * client cannot take more; holding more than {@code maxBytes} (plus one socket read per shard, which
+ * may land after a pause: {@link #READ_AHEAD_BYTES}) ends the statement with ER_OUT_OF_RESOURCES
+ * rather than exhausting the router's memory, e.g. for a single row larger than that. Once the client's answer is complete (LIMIT reached,
  * an ERR) {@link #complete()} is true and what still arrives is discarded.
  *
  * <p>Threading: one instance per statement, on the session's event loop. Owns every buffer it holds
@@ -32,6 +33,11 @@ import java.util.PriorityQueue;
 public final class StreamingMerge {
     /** A shard's queue may hold this much before its reading pauses, whatever maxBytes says. */
     private static final long MIN_QUEUE_BYTES = 16 * 1024;
+    /**
+     * What one socket read may add after a shard was paused (Netty's adaptive receive buffer grows
+     * to 64 KiB): allowed beyond maxBytes per shard, as reading stops only between reads.
+     */
+    static final long READ_AHEAD_BYTES = 64 * 1024;
 
     private final ByteBufAllocator alloc;
     private final ShardStream[] shards;
@@ -116,7 +122,8 @@ public final class StreamingMerge {
 
     /** Whether shard {@code shard} should be read further now (its queue has room, or it is being drained). */
     public boolean wantsMore(int shard) {
-        return complete || shards[shard].heldBytes() < queueBytes;
+        // complete rows only: a row larger than the queue must still arrive whole
+        return complete || shards[shard].queuedBytes() < queueBytes;
     }
 
     /** True once the client's answer is decided in full; later bytes are discarded. */
@@ -176,7 +183,7 @@ public final class StreamingMerge {
             writer.end();
             return;
         }
-        if (heldBytes() > maxBytes) {
+        if (heldBytes() > maxBytes + READ_AHEAD_BYTES * shards.length) {
             writeError(
                     ErrorCode.ER_OUT_OF_RESOURCES,
                     "Out of memory: merging the results of " + shards.length

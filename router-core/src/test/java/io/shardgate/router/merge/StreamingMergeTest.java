@@ -243,13 +243,46 @@ class StreamingMergeTest {
     }
 
     @Test
+    void aRowLargerThanTheQueueIsStillReadWhole() {
+        shards = new ShardResponses(false, true);
+        String big = "x".repeat(40_000);
+        ByteBuf a = shards.resultSet(columns(), List.of(row(big, 1L, 1L), row("small", 2L, 2L)), 0);
+        ByteBuf b = shards.resultSet(columns(), List.of(row("b", 3L, 3L)), 0);
+        StreamingMerge merge =
+                new StreamingMerge(ShardResponses.ALLOC, 2, orderBy(-1, -1), -1, -1, false, true, 64 * 1024);
+        ByteBuf out = ShardResponses.ALLOC.buffer();
+        try {
+            int at = 0;
+            while (at < 20_000) {
+                merge.addAndRelease(0, a.retainedSlice(at, 1000));
+                at += 1000;
+                drain(merge, out, false);
+                assertThat(merge.wantsMore(0))
+                        .as("half a row never pauses its shard")
+                        .isTrue();
+            }
+            merge.addAndRelease(0, a.retainedSlice(at, a.writerIndex() - at));
+            merge.addAndRelease(1, b.retainedSlice());
+            drain(merge, out, true);
+            assertThat(merge.complete()).isTrue();
+        } finally {
+            merge.close();
+        }
+        MergedResponse got = MergedResponse.decodeAndRelease(out, false, true);
+        assertThat(got.rows()).extracting(r -> r.get(1)).containsExactly(1L, 2L, 3L);
+    }
+
+    @Test
     void holdingMoreThanMaxBytesAnswersOutOfResources() {
         shards = new ShardResponses(false, false);
         List<List<Object>> rows = new ArrayList<>();
-        for (long i = 0; i < 5000; i++) {
+        for (long i = 0; i < 20_000; i++) {
             rows.add(row("row " + i, i, i));
         }
         ByteBuf a = shards.resultSet(columns(), rows, 0);
+        assertThat((long) a.readableBytes())
+                .as("more than the bound plus a read per shard")
+                .isGreaterThan(64 * 1024 + 2 * StreamingMerge.READ_AHEAD_BYTES);
         ByteBuf b = shards.resultSet(columns(), List.of(), 0);
         long maxBytes = 64 * 1024;
         StreamingMerge merge =
