@@ -113,6 +113,7 @@ final class MergeCorpus {
         q.add(unordered("SELECT d, COUNT(*) FROM t GROUP BY d HAVING d > 100.5"));
         q.add(unordered("SELECT grp, MAX(f) FROM t GROUP BY grp HAVING MAX(f) > 5.5 OR MIN(f) < -9.75"));
         q.add(unordered("SELECT s, COUNT(*) FROM t GROUP BY s HAVING MAX(ts) < '2024-01-02 00:00:00'"));
+        q.add(ordered("SELECT grp % 3 AS m, COUNT(*), SUM(d) FROM t GROUP BY m HAVING COUNT(*) > 10 ORDER BY 1"));
         // subqueries over items (bound to t on its key) run on each shard
         q.add(ordered("SELECT id, s FROM t WHERE id IN (SELECT t_id FROM items WHERE qty > 10) ORDER BY id"));
         q.add(unordered("SELECT id FROM t WHERE id NOT IN (SELECT t_id FROM items)"));

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * statements over the whole table still succeed (so rows cannot have been buffered), an OFFSET that
  * ends the answer long before the shards do leaves every connection clean for the next statements
  * (in a transaction too), a merge that needs whole results fails with ER_OUT_OF_RESOURCES instead,
- * and a client that leaves in the middle leaves the router working.
+ * a client that leaves in the middle leaves the router working, and HAVING, COUNT(DISTINCT) and
+ * ORDER BY a position answer through the router as the data says, in text and binary protocol.
  */
 class StreamingScatterIT {
     private static final String SCHEMA = "shop";
@@ -225,6 +226,45 @@ class StreamingScatterIT {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getInt(1)).isZero();
                 assertThat(rs.getLong(2)).isEqualTo(ROWS / 1000);
+            }
+        }
+    }
+
+    @Test
+    void havingDistinctAggregatesAndOrderByPositionThroughTheRouter() throws SQLException {
+        // expected from the data's definition: ids 97, 194, ..., k = id * 7919 % 1000
+        java.util.TreeMap<Long, long[]> groups = new java.util.TreeMap<>();
+        Map<Long, java.util.Set<Long>> ks = new java.util.HashMap<>();
+        for (long id = 97; id <= ROWS; id += 97) {
+            long k = (id * 7919) % 1000;
+            long[] g = groups.computeIfAbsent(k % 13, x -> new long[2]);
+            g[0]++;
+            g[1] += id;
+            ks.computeIfAbsent(k % 13, x -> new java.util.HashSet<>()).add(k);
+        }
+        List<String> expected = new ArrayList<>();
+        groups.forEach((g, v) -> {
+            if (v[0] >= 160) {
+                expected.add(g + " " + ks.get(g).size() + " " + v[1]);
+            }
+        });
+        assertThat(expected)
+                .as("the HAVING keeps some groups, not all")
+                .isNotEmpty()
+                .hasSizeLessThan(groups.size());
+        String sql = "SELECT k % 13 AS g, COUNT(DISTINCT k), SUM(id) FROM big WHERE id % 97 = 0"
+                + " GROUP BY g HAVING COUNT(*) >= ? ORDER BY 1";
+        for (boolean binary : new boolean[] {false, true}) {
+            try (Connection c = proxied(Map.of("useServerPrepStmts", String.valueOf(binary)));
+                    PreparedStatement p = c.prepareStatement(sql)) {
+                p.setInt(1, 160);
+                List<String> got = new ArrayList<>();
+                try (ResultSet rs = p.executeQuery()) {
+                    while (rs.next()) {
+                        got.add(rs.getLong(1) + " " + rs.getLong(2) + " " + rs.getLong(3));
+                    }
+                }
+                assertThat(got).as("binary=%s", binary).isEqualTo(expected);
             }
         }
     }

@@ -70,7 +70,15 @@ final class MergePlanner {
                     continue;
                 }
                 SqlNode plain = unalias(items.get(i));
-                if (group.stream().noneMatch(g -> g.equalsDeep(plain, org.apache.calcite.util.Litmus.IGNORE))) {
+                String alias = items.get(i).getKind() == SqlKind.AS
+                        ? ((SqlIdentifier) ((SqlBasicCall) items.get(i)).operand(1)).getSimple()
+                        : null;
+                if (group.stream()
+                        .noneMatch(g -> g.equalsDeep(plain, org.apache.calcite.util.Litmus.IGNORE)
+                                || (alias != null
+                                        && g instanceof SqlIdentifier id
+                                        && id.isSimple()
+                                        && id.getSimple().equalsIgnoreCase(alias)))) {
                     throw new Unsupported("select item " + source(items.get(i)) + " is neither aggregated nor grouped");
                 }
             }
