@@ -11,6 +11,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
 import io.shardgate.router.merge.ShardResultMerger;
+import io.shardgate.router.merge.StreamingMerge;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.MergeSpec.Function;
@@ -68,6 +69,8 @@ class ShardMergeIT {
                 default_hostgroup: 1
                 tables:
                   - {name: t, strategy: hash, column: id, buckets: 3, hostgroups: {1: "0", 2: "1", 3: "2"}}
+                  - {name: items, strategy: hash, column: t_id, buckets: 3, hostgroups: {1: "0", 2: "1", 3: "2"}}
+                binding_groups: [[t, items]]
             """;
     private static final String TABLE = "CREATE TABLE t (id INT PRIMARY KEY, grp INT NULL,"
             + " s VARCHAR(20) COLLATE utf8mb4_general_ci NULL, b VARCHAR(20) COLLATE utf8mb4_bin NULL,"
@@ -89,6 +92,7 @@ class ShardMergeIT {
             }
             for (String db : List.of("ref", "s1", "s2", "s3")) {
                 st.execute(TABLE.replace("CREATE TABLE t", "CREATE TABLE " + db + ".t"));
+                st.execute("CREATE TABLE " + db + ".items (id INT PRIMARY KEY, t_id INT NOT NULL, qty INT NULL)");
             }
             load(c);
         }
@@ -155,12 +159,28 @@ class ShardMergeIT {
             }
         }
         r.nextInt();
+        // items of a row of t live on the shard of that row (t_id placed as t's id): a binding group
+        Random items = new Random(SEED + 7);
+        for (int id = 1; id <= 400; id++) {
+            int tId = 1 + items.nextInt(ROWS + 20); // some point at no row of t
+            Object qty = items.nextInt(8) == 0 ? null : items.nextInt(20);
+            for (String db : List.of("ref", "s" + (tId % SHARDS + 1))) {
+                try (PreparedStatement p = c.prepareStatement("INSERT INTO " + db + ".items VALUES (?,?,?)")) {
+                    p.setInt(1, id);
+                    p.setInt(2, tId);
+                    p.setObject(3, qty);
+                    p.executeUpdate();
+                }
+            }
+        }
     }
 
     @TestFactory
     Stream<DynamicTest> mergedResultsEqualTheUnshardedServer() {
         List<MergeCorpus.Query> corpus = new ArrayList<>(MergeCorpus.handWritten());
         corpus.addAll(MergeCorpus.generated(SEED, 200));
+        corpus.addAll(MergeCorpus.generatedDistinctAggregates(SEED + 1, 80));
+        corpus.addAll(MergeCorpus.generatedHaving(SEED + 2, 100));
         List<DynamicTest> tests = new ArrayList<>();
         for (int i = 0; i < corpus.size(); i++) {
             MergeCorpus.Query q = corpus.get(i);
@@ -238,7 +258,7 @@ class ShardMergeIT {
         Values values = Values.of(digest);
         Targets targets = plan.targets(values, rules);
         assertThat(targets.targets()).hasSize(SHARDS);
-        MergeSpec spec = plan.merge();
+        MergeSpec spec = plan.merge().resolve(values);
         long offset = spec.offset() < 0 ? -1 : KeyValues.toInteger(values.scalar(spec.offset()));
         long count = spec.count() < 0 ? -1 : KeyValues.toInteger(values.scalar(spec.count()));
 
@@ -272,6 +292,31 @@ class ShardMergeIT {
             assertThat(gotRows)
                     .as(context + "\nexpected:\n" + want + "\nmerged:\n" + got)
                     .isEqualTo(wantRows);
+            if (StreamingMerge.streams(spec)) {
+                // the streamed merge, fed the same responses cut at random places, answers the same
+                ByteBuf bytes = streamed(
+                        responses,
+                        spec,
+                        offset,
+                        count,
+                        binary,
+                        deprecateEof,
+                        q.sql().hashCode());
+                try {
+                    DecodedResponse streamed = DecodedResponse.decode(bytes, binary, deprecateEof);
+                    assertThat(streamed.err()).as(context).isEqualTo(want.err());
+                    assertThat(streamed.columns()).as(context).isEqualTo(want.columns());
+                    List<List<String>> streamedRows = canonical(streamed, collapses);
+                    if (!q.ordered()) {
+                        streamedRows.sort(Comparator.comparing(Object::toString));
+                    }
+                    assertThat(streamedRows)
+                            .as(context + "\nexpected:\n" + want + "\nstreamed:\n" + streamed)
+                            .isEqualTo(wantRows);
+                } finally {
+                    bytes.release();
+                }
+            }
         } finally {
             responses.forEach(ByteBuf::release);
             if (expected != null) {
@@ -280,6 +325,54 @@ class ShardMergeIT {
             if (merged != null) {
                 merged.release();
             }
+        }
+    }
+
+    /**
+     * The {@link StreamingMerge} answer to the shards' responses, fed in random chunks in random shard
+     * order as the network would deliver them; the caller releases the returned buffer.
+     */
+    private static ByteBuf streamed(
+            List<ByteBuf> responses,
+            MergeSpec spec,
+            long offset,
+            long count,
+            boolean binary,
+            boolean deprecateEof,
+            long seed) {
+        Random random = new Random(seed);
+        StreamingMerge merge = new StreamingMerge(
+                ALLOC, responses.size(), spec, offset, count, binary, deprecateEof, 64L * 1024 * 1024);
+        ByteBuf out = ALLOC.buffer();
+        int[] at = new int[responses.size()];
+        try {
+            boolean open = true;
+            while (open) {
+                open = false;
+                int s = random.nextInt(responses.size());
+                for (int i = 0; i < responses.size(); i++, s = (s + 1) % responses.size()) {
+                    if (at[s] < responses.get(s).writerIndex()) {
+                        int n = Math.min(
+                                1 + random.nextInt(2048), responses.get(s).writerIndex() - at[s]);
+                        merge.addAndRelease(s, responses.get(s).retainedSlice(at[s], n));
+                        at[s] += n;
+                        open = true;
+                        break;
+                    }
+                }
+                ByteBuf next;
+                while ((next = merge.poll(4096, !open, 0x0002)) != null) {
+                    out.writeBytes(next);
+                    next.release();
+                }
+            }
+            assertThat(merge.complete()).isTrue();
+            return out;
+        } catch (RuntimeException | Error e) {
+            out.release();
+            throw e;
+        } finally {
+            merge.close();
         }
     }
 

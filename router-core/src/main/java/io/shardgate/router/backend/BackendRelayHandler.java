@@ -1,6 +1,7 @@
 package io.shardgate.router.backend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -30,6 +31,8 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     private ByteBuf held;
     /** When non-null, responses are collected here for the router instead of sent to the client. */
     private ByteBuf internal;
+    /** The internal response is handed over in chunks as it arrives ({@link RelayTarget#internalChunk}). */
+    private boolean streaming;
 
     private int completed;
     private int lastStatus;
@@ -81,6 +84,19 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     /** Announces a command whose response the router consumes itself; nothing else may be in flight. */
     public void expectInternal(ResponseScanner.Response response, Channel backend) {
         internal = backend.alloc().buffer(64);
+        streaming = false;
+        scanner.expect(response);
+    }
+
+    /**
+     * As {@link #expectInternal}, but the response's bytes go to {@link RelayTarget#internalChunk}
+     * as they arrive (cut anywhere but inside a state-carrying packet), and the final {@link
+     * RelayTarget#internalResponse} gets an empty buffer: the router merges rows without holding
+     * whole responses.
+     */
+    public void expectInternalStream(ResponseScanner.Response response) {
+        internal = Unpooled.EMPTY_BUFFER;
+        streaming = true;
         scanner.expect(response);
     }
 
@@ -115,7 +131,9 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         int upTo = scanner.scan(in);
         if (upTo > start) {
             trackSequence(in, start, upTo);
-            if (internal != null) {
+            if (internal != null && streaming) {
+                target.internalChunk(in.retainedSlice(start, upTo - start));
+            } else if (internal != null) {
                 internal.writeBytes(in, start, upTo - start);
             } else {
                 Channel client = target.client();
@@ -133,6 +151,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
             if (internal != null) {
                 ByteBuf response = internal;
                 internal = null;
+                streaming = false;
                 try {
                     target.internalResponse(response, lastError);
                 } finally {
@@ -229,5 +248,6 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
             internal.release();
             internal = null;
         }
+        streaming = false;
     }
 }

@@ -14,6 +14,14 @@ public interface RelayTarget {
     /** An internal command's response ended; {@code response} holds its framed packets. */
     void internalResponse(ByteBuf response, boolean error);
 
+    /**
+     * Bytes of a streamed internal response ({@code expectInternalStream}), framed as the server sent
+     * them; ownership passes to the target.
+     */
+    default void internalChunk(ByteBuf chunk) {
+        chunk.release();
+    }
+
     /** The server asked for a LOCAL INFILE upload: forward the client's packets until an empty one. */
     void localInfileRequested();
 

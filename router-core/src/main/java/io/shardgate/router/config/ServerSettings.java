@@ -25,6 +25,9 @@ import java.util.Set;
  * @param tls TLS offered to clients
  * @param nodeId this router's number in the cluster (0..1023), part of every key it generates; each
  *     router of a cluster needs its own
+ * @param maxMergeBytes most bytes one multi-shard statement's merge may hold (rows waiting to be
+ *     merged; whole results for GROUP BY, aggregates and DISTINCT); beyond it the statement fails
+ *     with ER_OUT_OF_RESOURCES
  */
 public record ServerSettings(
         String bind,
@@ -40,7 +43,8 @@ public record ServerSettings(
         Integer handshakeTimeoutMillis,
         Integer ioThreads,
         TlsConfig tls,
-        Integer nodeId) {
+        Integer nodeId,
+        Long maxMergeBytes) {
 
     static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
 
@@ -58,10 +62,12 @@ public record ServerSettings(
         ioThreads = ioThreads == null ? 0 : ioThreads;
         tls = tls == null ? TlsConfig.defaults() : tls;
         nodeId = nodeId == null ? 0 : nodeId;
+        maxMergeBytes = maxMergeBytes == null ? 256L * 1024 * 1024 : maxMergeBytes;
     }
 
     static ServerSettings defaults() {
-        return new ServerSettings(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+        return new ServerSettings(
+                null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     List<String> validate() {
@@ -81,6 +87,9 @@ public record ServerSettings(
         }
         if (connectTimeoutMillis < 1 || handshakeTimeoutMillis < 1) {
             problems.add("server.connect_timeout_millis and handshake_timeout_millis must be positive");
+        }
+        if (maxMergeBytes < 64 * 1024) {
+            problems.add("server.max_merge_bytes must be at least 65536 bytes, was " + maxMergeBytes);
         }
         if (ioThreads < 0) {
             problems.add("server.io_threads must be 0 (one per core) or more, was " + ioThreads);

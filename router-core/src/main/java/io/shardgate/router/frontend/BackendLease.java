@@ -68,6 +68,8 @@ final class BackendLease implements RelayTarget {
     private long statements;
     /** Receives the response of the internal command in flight. */
     private BiConsumer<ByteBuf, Boolean> internal;
+    /** Receives the bytes of a streamed internal response as they arrive (ownership passes). */
+    private Consumer<ByteBuf> chunks;
 
     /** When the last write through this lease ended (System.nanoTime), for read-your-writes. */
     private long lastWriteNanos;
@@ -126,6 +128,16 @@ final class BackendLease implements RelayTarget {
     @Override
     public void internalResponse(ByteBuf response, boolean error) {
         onInternalResponse(response, error);
+    }
+
+    @Override
+    public void internalChunk(ByteBuf chunk) {
+        Consumer<ByteBuf> to = chunks;
+        if (to == null) {
+            chunk.release();
+        } else {
+            to.accept(chunk);
+        }
     }
 
     @Override
@@ -387,6 +399,23 @@ final class BackendLease implements RelayTarget {
     }
 
     /**
+     * Runs one internal command whose response is streamed: its framed bytes go to {@code chunks}
+     * as they arrive (each chunk owned by the consumer), then {@code onEnd} hears whether it ended
+     * in an ERR. Reading pauses while the connection's channel has autoRead off.
+     */
+    void streamInternal(
+            Consumer<ByteBuf> command, Response response, Consumer<ByteBuf> chunks, Consumer<Boolean> onEnd) {
+        this.chunks = chunks;
+        internal = (bytes, error) -> {
+            internal = null;
+            this.chunks = null;
+            onEnd.accept(error);
+        };
+        current.relay().expectInternalStream(response);
+        current.channel().writeAndFlush(PacketWriter.frame(current.channel().alloc(), 0, 64, command));
+    }
+
+    /**
      * A statement's response ended: remembers the status, and returns the connection to the pool
      * when nothing pins the session.
      */
@@ -440,6 +469,7 @@ final class BackendLease implements RelayTarget {
             c.partition().discard(c);
         }
         internal = null;
+        chunks = null;
     }
 
     /** The client left: a clean connection goes back, one in the middle of anything is closed. */

@@ -70,6 +70,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private String transactionStart;
     /** Drops what a command answered by the router itself holds, if the session closes first. */
     private Runnable routedAbort;
+    /** Resumes the routed command in progress when the client can take writes again, or null. */
+    private Runnable routedWritable;
 
     private ChannelHandlerContext ctx;
     private UserConfig user;
@@ -263,9 +265,15 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
      * ({@link ScatterExecution}, multi-hostgroup COMMIT); it calls {@link #finishRouted} at the end.
      */
     void startRouted(Runnable abort) {
+        startRouted(abort, null);
+    }
+
+    /** As {@link #startRouted(Runnable)}; {@code writable} runs when the client can take writes again. */
+    void startRouted(Runnable abort, Runnable writable) {
         busy = true;
         active = null;
         routedAbort = abort;
+        routedWritable = writable;
     }
 
     /**
@@ -289,6 +297,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         busy = false;
         statementEnded(false);
         routedAbort = null;
+        routedWritable = null;
         prepared.commandFinished();
         if (!closed) {
             ctx.writeAndFlush(response, ctx.voidPromise());
@@ -593,6 +602,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         ctx.writeAndFlush(frame, ctx.voidPromise());
     }
 
+    /** Part of a merged answer ({@link #finishRouted} ends it): the result cache may collect it. */
+    void writeRouted(ByteBuf frames) {
+        cache.routedPart(frames);
+        ctx.writeAndFlush(frames, ctx.voidPromise());
+    }
+
     ByteBuf frame(int sequenceId, Consumer<ByteBuf> payload) {
         return PacketWriter.frame(ctx.alloc(), sequenceId, 64, payload);
     }
@@ -627,6 +642,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     private void releaseWaiting() {
         cache.sessionClosed();
+        routedWritable = null;
         if (routedAbort != null) {
             Runnable abort = routedAbort;
             routedAbort = null;
@@ -644,6 +660,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         PooledConnection c = active != null ? active.current() : null;
         if (c != null) {
             c.channel().config().setAutoRead(ctx.channel().isWritable());
+        }
+        if (routedWritable != null && ctx.channel().isWritable()) {
+            routedWritable.run();
         }
         ctx.fireChannelWritabilityChanged();
     }

@@ -1,6 +1,8 @@
 package io.shardgate.router.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.ComStmtExecute;
@@ -12,12 +14,14 @@ import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.MySqlType;
 import io.shardgate.router.merge.MergeException;
 import io.shardgate.router.merge.ShardResultMerger;
+import io.shardgate.router.merge.StreamingMerge;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.RenderedSql;
 import io.shardgate.sharding.plan.ShardSql;
+import io.shardgate.sharding.plan.StatementKind;
 import io.shardgate.sharding.plan.Target;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.plan.Values;
@@ -27,19 +31,31 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * One statement on several hostgroups: each target's lease borrows a connection (inside the
- * session's transaction when one is open), receives the SQL the plan renders for it, and its whole
- * response is collected; when the last one arrives {@link ShardResultMerger} builds the client's
- * answer. Targets run in parallel. Buffering whole responses bounds memory by the result size;
- * the streaming merge is the next step (issue #3).
+ * session's transaction when one is open), receives the SQL the plan renders for it, and the
+ * targets' responses are merged into the client's answer. Targets run in parallel.
+ *
+ * <p>Memory. A merge that needs at most one row per shard (a concatenation, ORDER BY, LIMIT) is
+ * streamed ({@link StreamingMerge}): rows go to the client as the shards deliver them, a shard's
+ * reading pauses (autoRead off) while its queue is full or the client cannot take more, and once
+ * LIMIT is reached the rest of every response is read and dropped, so each connection ends clean
+ * (a transaction on it stays intact) before the next statement runs. Grouping, aggregates and
+ * DISTINCT need whole responses ({@link ShardResultMerger}). Either way the merge holds at most
+ * {@code server.max_merge_bytes}; beyond that the statement fails with ER_OUT_OF_RESOURCES.
+ *
+ * <p>Runs on the session's event loop; what it holds is released on completion, on failure and
+ * when the client leaves ({@link #abort}).
  */
 final class ScatterExecution {
     /** Backend connections never negotiate query attributes: parameters go without names. */
     private static final Capabilities BACKEND = Capabilities.NONE;
     /** A router-generated key bound to a placeholder: BIGINT. */
     private static final ParameterType GENERATED_KEY = new ParameterType(MySqlType.LONGLONG, false);
+    /** Bytes of merged rows written to the client at a time. */
+    private static final int BATCH_BYTES = 32 * 1024;
 
     private final FrontendSession session;
     private final Plan plan;
@@ -48,8 +64,22 @@ final class ScatterExecution {
     /** The client's COM_STMT_EXECUTE parameters (binary protocol), or null for a text statement. */
     private final ComStmtExecute parameters;
 
+    private final long maxBytes;
+    /** The plan's merge for this execution's values. */
+    private final MergeSpec merge;
+    /** The streamed merge, or null when the responses are buffered whole. */
+    private final StreamingMerge streaming;
+    /** Buffered responses, by target (null while streaming). */
     private final ByteBuf[] responses;
+
+    private long bufferedBytes;
+    /** The connection each target's response comes from, while it runs. */
+    private final PooledConnection[] connections;
+
     private int pending;
+    /** The client's answer is written (or decided); what still arrives is read and dropped. */
+    private boolean answered;
+
     private boolean aborted;
 
     ScatterExecution(FrontendSession session, Plan plan, Targets targets, Values values) {
@@ -62,7 +92,25 @@ final class ScatterExecution {
         this.targets = targets;
         this.values = values;
         this.parameters = parameters;
-        this.responses = new ByteBuf[targets.targets().size()];
+        int n = targets.targets().size();
+        this.maxBytes = session.services().settings().maxMergeBytes();
+        this.connections = new PooledConnection[n];
+        this.merge = plan.merge().resolve(values);
+        if (plan.kind() == StatementKind.SELECT && StreamingMerge.streams(merge)) {
+            this.streaming = new StreamingMerge(
+                    session.client().alloc(),
+                    n,
+                    merge,
+                    limit(merge.offset(), -1),
+                    limit(merge.count(), -1),
+                    parameters != null,
+                    deprecateEof(),
+                    maxBytes);
+            this.responses = null;
+        } else {
+            this.streaming = null;
+            this.responses = new ByteBuf[n];
+        }
     }
 
     /** Refuses what a scatter cannot keep right: session effects that would land on one shard only. */
@@ -71,7 +119,7 @@ final class ScatterExecution {
     }
 
     void start() {
-        session.startRouted(this::abort);
+        session.startRouted(this::abort, this::clientWritable);
         List<Target> list = targets.targets();
         pending = list.size();
         for (int i = 0; i < list.size(); i++) {
@@ -82,10 +130,9 @@ final class ScatterExecution {
     private void run(int index, Target target) {
         BackendLease lease = session.leases().get(target.hostgroup());
         if (lease == null) {
-            done(
+            failed(
                     index,
-                    error(Errors.of(
-                            ErrorCode.ER_UNKNOWN_ERROR, "hostgroup " + target.hostgroup() + " is not configured")));
+                    Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "hostgroup " + target.hostgroup() + " is not configured"));
             return;
         }
         RenderedSql sql = plan.sql(targets, target, values);
@@ -95,19 +142,26 @@ final class ScatterExecution {
                 return;
             }
             if (error != null) {
-                done(index, error(error));
+                failed(index, error);
                 return;
             }
             if (parameters == null) {
-                lease.runInternal(
+                stream(
+                        lease,
+                        index,
                         out -> out.writeByte(Command.COM_QUERY.code())
-                                .writeCharSequence(sql.sql(), StandardCharsets.UTF_8),
-                        Response.RESULT_SET,
-                        (response, failed) -> finished(lease, index, response));
+                                .writeCharSequence(sql.sql(), StandardCharsets.UTF_8));
             } else {
                 executePrepared(lease, connection, index, sql);
             }
         });
+    }
+
+    /** Sends the target's command; its response streams into {@link #received}. */
+    private void stream(BackendLease lease, int index, Consumer<ByteBuf> command) {
+        connections[index] = lease.current();
+        lease.streamInternal(
+                command, Response.RESULT_SET, chunk -> received(index, chunk), error -> ended(lease, index));
     }
 
     /** The binary protocol: the target's SQL prepared on that connection (once), then executed. */
@@ -122,8 +176,12 @@ final class ScatterExecution {
                         .writeCharSequence(sql.sql(), StandardCharsets.UTF_8),
                 Response.PREPARE,
                 (response, failed) -> {
+                    if (aborted) {
+                        return;
+                    }
                     if (failed) {
-                        finished(lease, index, response);
+                        received(index, response.retain());
+                        ended(lease, index);
                         return;
                     }
                     int prepared = response.getIntLE(response.readerIndex() + 5);
@@ -152,10 +210,7 @@ final class ScatterExecution {
         }
         ComStmtExecute execute =
                 new ComStmtExecute(statementId, 0, 1, nulls, true, types, Collections.nCopies(n, ""), bound);
-        lease.runInternal(
-                out -> execute.write(out, BACKEND),
-                Response.RESULT_SET,
-                (response, failed) -> finished(lease, index, response));
+        stream(lease, index, out -> execute.write(out, BACKEND));
     }
 
     private static byte[] longLe(long value) {
@@ -166,48 +221,143 @@ final class ScatterExecution {
         return out;
     }
 
-    private void finished(BackendLease lease, int index, ByteBuf response) {
-        lease.afterResponse(lease.current().relay().statusFlags(), false);
-        done(index, response.retain());
+    /** A target could not run (no connection, unknown hostgroup): its answer is this ERR. */
+    private void failed(int index, ErrPacket error) {
+        if (!aborted) {
+            received(index, session.frame(1, error::write));
+        }
+        ended(null, index);
     }
 
-    private ByteBuf error(ErrPacket error) {
-        return session.frame(1, error::write);
-    }
-
-    private void done(int index, ByteBuf response) {
-        if (aborted) {
-            response.release();
+    /** Bytes of target {@code index}'s response (framed as the server sent them); owned here. */
+    private void received(int index, ByteBuf chunk) {
+        if (aborted || answered) {
+            chunk.release(); // the client's answer is out: the rest is read to the end and dropped
             return;
         }
-        responses[index] = response;
-        if (--pending > 0) {
+        if (streaming != null) {
+            streaming.addAndRelease(index, chunk);
+            pump();
             return;
         }
-        ByteBuf answer;
         try {
-            MergeSpec merge = plan.merge();
-            answer = ShardResultMerger.merge(
+            bufferedBytes += chunk.readableBytes();
+            if (bufferedBytes > maxBytes) {
+                answer(error(Errors.of(
+                        ErrorCode.ER_OUT_OF_RESOURCES,
+                        "Out of memory: merging the results of " + responses.length
+                                + " shards needs more than server.max_merge_bytes (" + maxBytes
+                                + " bytes); GROUP BY, aggregates and DISTINCT hold the shards' whole results")));
+                return;
+            }
+            if (responses[index] == null) {
+                responses[index] = session.client().alloc().buffer(Math.max(256, chunk.readableBytes()));
+            }
+            responses[index].writeBytes(chunk);
+        } finally {
+            chunk.release();
+        }
+    }
+
+    /** Target {@code index}'s response ended ({@code lease} null when it never ran). */
+    private void ended(BackendLease lease, int index) {
+        connections[index] = null;
+        PooledConnection connection = lease == null ? null : lease.current();
+        if (connection != null) {
+            connection.channel().config().setAutoRead(true); // it may have been paused for the merge
+            lease.afterResponse(connection.relay().statusFlags(), false);
+        }
+        pending--;
+        if (aborted) {
+            return;
+        }
+        if (streaming != null) {
+            pump();
+        } else if (pending == 0 && !answered) {
+            answer(mergeBuffered());
+        }
+        if (pending == 0 && !aborted && (streaming == null || streaming.complete())) {
+            finish();
+        }
+    }
+
+    /** Writes what the streamed merge can give while the client takes it; pauses or resumes the shards. */
+    private void pump() {
+        if (aborted || answered) {
+            return;
+        }
+        Channel client = session.client();
+        int status = session.leases().statusFlags();
+        while (client.isWritable()) {
+            ByteBuf out = streaming.poll(BATCH_BYTES, pending == 0, status);
+            if (out == null) {
+                break;
+            }
+            session.writeRouted(out);
+        }
+        if (streaming.complete()) {
+            answered = true;
+            streaming.close();
+        }
+        boolean writable = client.isWritable();
+        for (int i = 0; i < connections.length; i++) {
+            if (connections[i] != null) {
+                connections[i].channel().config().setAutoRead(answered || (writable && streaming.wantsMore(i)));
+            }
+        }
+    }
+
+    /** The client's channel can take writes again: merge on. */
+    private void clientWritable() {
+        if (streaming != null && !aborted && !answered && session.client().isWritable()) {
+            pump();
+            if (pending == 0 && streaming.complete()) {
+                finish();
+            }
+        }
+    }
+
+    private ByteBuf mergeBuffered() {
+        try {
+            return ShardResultMerger.merge(
                     session.client().alloc(),
                     Arrays.asList(responses),
                     merge,
                     limit(merge.offset(), -1),
                     limit(merge.count(), -1),
                     parameters != null,
-                    (session.capabilities().flags() & CapabilityFlags.CLIENT_DEPRECATE_EOF) != 0,
+                    deprecateEof(),
                     session.leases().statusFlags());
         } catch (MergeException e) {
-            answer =
-                    error(Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "cannot merge the shards' results: " + e.getMessage()));
+            return error(Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "cannot merge the shards' results: " + e.getMessage()));
         } finally {
             releaseResponses();
         }
+    }
+
+    /** Sends the client's whole answer now; responses still arriving are dropped. */
+    private void answer(ByteBuf response) {
+        answered = true;
+        releaseResponses();
         long generated = values.firstGeneratedKey();
-        if (generated != 0 && GeneratedInsertOk.isOk(answer)) {
-            answer = GeneratedInsertOk.withInsertIdAndRelease(session.client().alloc(), answer, generated);
+        if (generated != 0 && GeneratedInsertOk.isOk(response)) {
+            response = GeneratedInsertOk.withInsertIdAndRelease(session.client().alloc(), response, generated);
             session.lastInsertId().generated(generated);
         }
-        session.finishRouted(answer);
+        session.writeRouted(response);
+    }
+
+    /** Every target's response has ended and the client has its answer: the session moves on. */
+    private void finish() {
+        session.finishRouted(Unpooled.EMPTY_BUFFER);
+    }
+
+    private boolean deprecateEof() {
+        return (session.capabilities().flags() & CapabilityFlags.CLIENT_DEPRECATE_EOF) != 0;
+    }
+
+    private ByteBuf error(ErrPacket error) {
+        return session.frame(1, error::write);
     }
 
     private long limit(int slot, long absent) {
@@ -218,13 +368,19 @@ final class ScatterExecution {
         return value == null ? absent : value;
     }
 
-    /** The session closed before every response came: drop what was collected. */
+    /** The session closed before the answer was complete: drop what was collected. */
     private void abort() {
         aborted = true;
         releaseResponses();
+        if (streaming != null) {
+            streaming.close();
+        }
     }
 
     private void releaseResponses() {
+        if (responses == null) {
+            return;
+        }
         for (int i = 0; i < responses.length; i++) {
             if (responses[i] != null) {
                 responses[i].release();

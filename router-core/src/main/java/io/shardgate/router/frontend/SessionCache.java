@@ -55,6 +55,8 @@ final class SessionCache {
     private CacheTap tap;
     /** The fill of the command in flight, or null. */
     private ResponseCollector filling;
+    /** A merged answer streamed so far carried an ERR: it ends the command as an error. */
+    private boolean routedError;
     /** What the command in flight changes, applied when its response ends. */
     private Invalidation pendingWrite = Invalidation.NONE;
     /** The command in flight is a ROLLBACK: an ending transaction's writes are discarded. */
@@ -248,11 +250,43 @@ final class SessionCache {
         if (cache == null) {
             return;
         }
-        boolean error = response.readableBytes() > 4 && response.getUnsignedByte(response.readerIndex() + 4) == 0xFF;
+        boolean error = routedError || containsErr(response);
+        routedError = false;
         if (filling != null && !error) {
             filling.add(response);
         }
         commandEnded(error);
+    }
+
+    /**
+     * Frames of a merged answer streamed to the client before its end ({@link #routedResponse}
+     * follows): collected into the fill unless one is an ERR. Neither retains nor releases them.
+     */
+    void routedPart(ByteBuf frames) {
+        if (cache == null) {
+            return;
+        }
+        routedError |= containsErr(frames);
+        if (filling != null && !routedError) {
+            filling.add(frames);
+        }
+    }
+
+    /**
+     * Whether one of the whole frames in {@code frames} is an ERR packet: in a result set no other
+     * packet starts with 0xFF (not a valid length prefix of a text row; binary rows start with 0x00).
+     */
+    private static boolean containsErr(ByteBuf frames) {
+        int at = frames.readerIndex();
+        int end = frames.writerIndex();
+        while (at + 4 < end) {
+            int length = frames.getUnsignedMediumLE(at);
+            if (length > 0 && frames.getUnsignedByte(at + 4) == 0xFF) {
+                return true;
+            }
+            at += 4 + length;
+        }
+        return false;
     }
 
     /**

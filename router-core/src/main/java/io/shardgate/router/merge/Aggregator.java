@@ -5,15 +5,25 @@ import io.shardgate.sharding.plan.MergeSpec.Function;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Combines one aggregate over the shards' partial results of one group: COUNT adds the counts, SUM
  * adds the sums ignoring NULLs, MIN and MAX keep the least or greatest non-NULL value (and the row
  * that holds it, whose cell is relayed unchanged), AVG divides the sum of the shards' SUMs by the
  * sum of their COUNTs as MySQL does: DECIMAL rounded half away from zero at the result's scale,
- * DOUBLE in floating point.
+ * DOUBLE in floating point. COUNT/SUM/AVG(DISTINCT x) count, add or average the distinct non-NULL
+ * values of x (each shard returns x beside its partial result, grouped by it), distinct as the
+ * column's collation compares them.
  */
 final class Aggregator {
+    private static final Pattern LEADING_NUMBER =
+            Pattern.compile("\\s*([+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?)?");
+
     /** Decimals of a column without a fixed scale. */
     private static final int NOT_FIXED_DEC = 31;
 
@@ -24,6 +34,11 @@ final class Aggregator {
     private final boolean floating;
     private final int scale;
 
+    /** DISTINCT aggregates: the argument's ordering, and the keys of the values seen. */
+    private final ColumnOrder argumentOrder;
+
+    private final Set<Object> seenValues;
+
     private long count;
     private BigDecimal decimalSum;
     private double doubleSum;
@@ -32,15 +47,24 @@ final class Aggregator {
 
     /**
      * @param column shard column of the partial result (for AVG: the shard's SUM)
-     * @param countColumn shard column of AVG's COUNT, else -1
+     * @param countColumn shard column of AVG's COUNT, or of a DISTINCT aggregate's argument; else -1
      * @param input the shard's column definition at {@code column}
      * @param output the merged column's definition (AVG's type and scale)
+     * @param argument the definition of a DISTINCT aggregate's argument column, else null
      */
-    Aggregator(Function function, int column, int countColumn, ResultColumn input, ResultColumn output) {
+    Aggregator(
+            Function function,
+            int column,
+            int countColumn,
+            ResultColumn input,
+            ResultColumn output,
+            ResultColumn argument) {
         this.function = function;
         this.column = column;
         this.countColumn = countColumn;
         this.order = ColumnOrder.of(input);
+        this.argumentOrder = argument == null ? null : ColumnOrder.of(argument);
+        this.seenValues = argument == null ? null : new HashSet<>();
         this.floating = output.type() == MySqlType.DOUBLE || output.type() == MySqlType.FLOAT;
         this.scale = output.decimals();
     }
@@ -53,6 +77,18 @@ final class Aggregator {
                 addSum(row.value(column));
                 Object c = row.value(countColumn);
                 count += c == null ? 0 : number(c).longValueExact();
+            }
+            case COUNT_DISTINCT, SUM_DISTINCT, AVG_DISTINCT -> {
+                Object v = row.value(countColumn);
+                if (v != null && seenValues.add(argumentOrder.key(v))) {
+                    count++;
+                    if (function != Function.COUNT_DISTINCT) {
+                        if (!(v instanceof Number) && !(v instanceof byte[])) {
+                            throw new MergeException(function + " of a temporal value");
+                        }
+                        addSum(v instanceof byte[] text ? leadingNumber(text) : v);
+                    }
+                }
             }
             case MIN, MAX -> {
                 Object v = row.value(column);
@@ -93,8 +129,9 @@ final class Aggregator {
     Object value() {
         return switch (function) {
             case COUNT -> count;
-            case SUM -> !seen ? null : floating ? (Object) doubleSum : scaled(decimalSum);
-            case AVG ->
+            case COUNT_DISTINCT -> count;
+            case SUM, SUM_DISTINCT -> !seen ? null : floating ? (Object) doubleSum : scaled(decimalSum);
+            case AVG, AVG_DISTINCT ->
                 count == 0 || !seen
                         ? null
                         : floating
@@ -102,6 +139,15 @@ final class Aggregator {
                                 : decimalSum.divide(BigDecimal.valueOf(count), scale, RoundingMode.HALF_UP);
             case MIN, MAX -> best == null ? null : best.value(column);
         };
+    }
+
+    /**
+     * A string's value in arithmetic, as MySQL converts it: its longest leading number (after
+     * leading spaces), 0 when there is none.
+     */
+    private static double leadingNumber(byte[] text) {
+        Matcher m = LEADING_NUMBER.matcher(new String(text, StandardCharsets.ISO_8859_1));
+        return m.lookingAt() && m.group(1) != null ? Double.parseDouble(m.group(1)) : 0.0;
     }
 
     private BigDecimal scaled(BigDecimal sum) {

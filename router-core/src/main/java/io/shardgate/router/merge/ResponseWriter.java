@@ -17,13 +17,24 @@ import java.util.List;
  * (a payload of 16 MiB or more is split into frames afterwards).
  */
 final class ResponseWriter {
-    private final ByteBuf out;
+    private ByteBuf out;
     private int sequenceId = 1;
     private int payloadStart = -1;
 
     /** Neither retains nor releases {@code out}. */
     ResponseWriter(ByteBuf out) {
         this.out = out;
+    }
+
+    /**
+     * Continues the response in {@code next} (a streamed response goes out in several buffers;
+     * sequence ids continue); neither retains nor releases it.
+     */
+    void into(ByteBuf next) {
+        if (payloadStart >= 0) {
+            throw new IllegalStateException("a packet is being written");
+        }
+        this.out = next;
     }
 
     /** Starts a packet; its payload is what is written to the returned buffer until {@link #end}. */
@@ -52,6 +63,14 @@ final class ResponseWriter {
             } while (chunk == Frame.MAX_PAYLOAD);
         }
         payloadStart = -1;
+    }
+
+    /** Drops a packet begun but not ended (its row could not be written). */
+    void abandon() {
+        if (payloadStart >= 0) {
+            out.writerIndex(payloadStart - Frame.HEADER_SIZE);
+            payloadStart = -1;
+        }
     }
 
     /** A packet whose payload is {@code payload}'s readable bytes. */

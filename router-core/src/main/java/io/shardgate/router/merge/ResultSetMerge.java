@@ -17,7 +17,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The result sets of several shards merged as MergeSpec says: group (combining aggregates), DISTINCT
+ * The result sets of several shards merged as MergeSpec says: group (combining aggregates), HAVING, DISTINCT
  * on the client's columns, ORDER BY, then LIMIT; hidden columns dropped. Rows stay in the shards'
  * buffers: a plain ORDER BY is a k-way merge of the shards' sorted rows and a plain concatenation
  * streams, so both hold one row per shard; grouping holds one row per group and DISTINCT one key per
@@ -115,6 +115,10 @@ final class ResultSetMerge {
             return sort == null ? new ConcatenatedRows(shards, binary) : new SortedShardRows(shards, binary, sort);
         }
         List<MergedRow> rows = new ArrayList<>(grouping ? groups() : distinct(new ConcatenatedRows(shards, binary)));
+        if (grouping && spec.having() != null) {
+            HavingFilter having = new HavingFilter(spec.having(), columns, orders, clientColumns);
+            rows.removeIf(r -> !having.keeps(r));
+        }
         if (grouping && spec.distinct()) {
             rows = distinct(rows.iterator());
         }
@@ -148,8 +152,16 @@ final class ResultSetMerge {
         for (Aggregate a : spec.aggregates()) {
             int at = column(a.column());
             int countAt = a.countColumn() == null ? -1 : column(a.countColumn());
+            boolean distinct = a.function() == MergeSpec.Function.COUNT_DISTINCT
+                    || a.function() == MergeSpec.Function.SUM_DISTINCT
+                    || a.function() == MergeSpec.Function.AVG_DISTINCT;
             byColumn[at] = new Aggregator(
-                    a.function(), at, countAt, shards.get(0).columns.get(at), columns[at]);
+                    a.function(),
+                    at,
+                    countAt,
+                    shards.get(0).columns.get(at),
+                    columns[at],
+                    distinct ? columns[countAt] : null);
         }
         return byColumn;
     }
@@ -220,16 +232,21 @@ final class ResultSetMerge {
     private static void checkShapes(List<ShardResponse> shards) {
         List<ResultColumn> first = shards.get(0).columns;
         for (ShardResponse s : shards) {
-            if (s.columns.size() != first.size()) {
-                throw new MergeException("shard 1 returned " + first.size() + " columns, shard " + (s.shard + 1)
-                        + " returned " + s.columns.size());
-            }
-            for (int i = 0; i < first.size(); i++) {
-                if (s.columns.get(i).type() != first.get(i).type()) {
-                    throw new MergeException(
-                            "column " + (i + 1) + " is " + first.get(i).type() + " on shard 1 but "
-                                    + s.columns.get(i).type() + " on shard " + (s.shard + 1));
-                }
+            checkShape(first, s.columns, s.shard);
+        }
+    }
+
+    /** The shards' result sets must have the same columns, of the same types, to be merged. */
+    static void checkShape(List<ResultColumn> first, List<ResultColumn> other, int shard) {
+        if (other.size() != first.size()) {
+            throw new MergeException("shard 1 returned " + first.size() + " columns, shard " + (shard + 1)
+                    + " returned " + other.size());
+        }
+        for (int i = 0; i < first.size(); i++) {
+            if (other.get(i).type() != first.get(i).type()) {
+                throw new MergeException(
+                        "column " + (i + 1) + " is " + first.get(i).type() + " on shard 1 but "
+                                + other.get(i).type() + " on shard " + (shard + 1));
             }
         }
     }

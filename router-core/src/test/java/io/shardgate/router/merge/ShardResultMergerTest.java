@@ -338,6 +338,56 @@ class ShardResultMergerTest {
                 .containsExactly("0.250", "1.500");
     }
 
+    @ParameterizedTest(name = "binary={0} deprecateEof={1}")
+    @MethodSource("protocols")
+    void countsDistinctValuesAcrossShardsAsTheCollationComparesThem(boolean binary, boolean deprecateEof) {
+        shards = new ShardResponses(binary, deprecateEof);
+        // SELECT COUNT(DISTINCT s) FROM t, sent as ... , s GROUP BY s; s is utf8mb4_general_ci
+        List<ColumnDefinition41> cols = List.of(bigint("COUNT(DISTINCT s)"), varchar("s"));
+        ByteBuf s1 = shards.resultSet(cols, List.of(row(0L, null), row(1L, "apple"), row(1L, "banana")));
+        ByteBuf s2 = shards.resultSet(cols, List.of(row(1L, "APPLE "), row(1L, "cherry")));
+        ByteBuf none = shards.resultSet(cols, List.of());
+        MergeSpec spec = spec(
+                List.of(), List.of(), List.of(new Aggregate(Function.COUNT_DISTINCT, col(0), hidden(0))), false, 1);
+
+        assertThat(text(merge(binary, deprecateEof, spec, -1, -1, s1, s2))).isEqualTo(rows("3"));
+        assertThat(text(merge(binary, deprecateEof, spec, -1, -1, none, none)))
+                .as("over no rows: one row, 0")
+                .isEqualTo(rows("0"));
+    }
+
+    @Test
+    void sumsAndAveragesDistinctValuesPerGroup() {
+        shards = new ShardResponses(false, false);
+        // SELECT g, SUM(DISTINCT d), AVG(DISTINCT d) FROM t GROUP BY g, sent with d hidden and grouped
+        List<ColumnDefinition41> cols = List.of(
+                integer("g"),
+                decimal("SUM(DISTINCT d)", 34, 2),
+                decimal("AVG(DISTINCT d)", 16, 6),
+                decimal("d", 12, 2));
+        ByteBuf s1 = shards.resultSet(
+                cols,
+                List.of(
+                        row(1L, new BigDecimal("1.50"), new BigDecimal("1.500000"), new BigDecimal("1.50")),
+                        row(1L, new BigDecimal("2.00"), new BigDecimal("2.000000"), new BigDecimal("2.00")),
+                        row(2L, null, null, null)));
+        ByteBuf s2 = shards.resultSet(
+                cols,
+                List.of(
+                        row(1L, new BigDecimal("1.50"), new BigDecimal("1.500000"), new BigDecimal("1.50")),
+                        row(1L, new BigDecimal("3.25"), new BigDecimal("3.250000"), new BigDecimal("3.25"))));
+        MergeSpec spec = spec(
+                List.of(),
+                List.of(col(0)),
+                List.of(
+                        new Aggregate(Function.SUM_DISTINCT, col(1), hidden(0)),
+                        new Aggregate(Function.AVG_DISTINCT, col(2), hidden(0))),
+                false,
+                1);
+
+        assertThat(text(merge(false, false, spec, -1, -1, s1, s2))).isEqualTo(rows("1|6.75|2.250000", "2|NULL|NULL"));
+    }
+
     @Test
     void firstErrWinsEvenAfterRows() {
         shards = new ShardResponses(false, false);

@@ -30,6 +30,12 @@ final class MergePlanner {
     private final Placement placement;
     private final List<SqlTemplate.Edit> edits = new ArrayList<>();
     private final List<String> hidden = new ArrayList<>();
+    /** The argument of the DISTINCT aggregates (COUNT/SUM/AVG), which the shards group by too; or null. */
+    private String distinctArgument;
+
+    private Column distinctColumn;
+    /** HAVING for the merge to evaluate, or null. */
+    private HavingCondition having;
 
     MergePlanner(String text, Placement placement) {
         this.text = text;
@@ -54,9 +60,6 @@ final class MergePlanner {
         List<Column> groupColumns = new ArrayList<>();
         boolean merging = !shardLocal && (!group.isEmpty() || items.stream().anyMatch(i -> aggregate(i) != null));
         if (merging) {
-            if (select.getHaving() != null) {
-                throw new Unsupported("HAVING with GROUP BY that is not on the sharding key");
-            }
             for (SqlNode g : group) {
                 groupColumns.add(column(g, items, star, false));
             }
@@ -67,8 +70,31 @@ final class MergePlanner {
                     continue;
                 }
                 SqlNode plain = unalias(items.get(i));
-                if (group.stream().noneMatch(g -> g.equalsDeep(plain, org.apache.calcite.util.Litmus.IGNORE))) {
+                String alias = items.get(i).getKind() == SqlKind.AS
+                        ? ((SqlIdentifier) ((SqlBasicCall) items.get(i)).operand(1)).getSimple()
+                        : null;
+                if (group.stream()
+                        .noneMatch(g -> g.equalsDeep(plain, org.apache.calcite.util.Litmus.IGNORE)
+                                || (alias != null
+                                        && g instanceof SqlIdentifier id
+                                        && id.isSimple()
+                                        && id.getSimple().equalsIgnoreCase(alias)))) {
                     throw new Unsupported("select item " + source(items.get(i)) + " is neither aggregated nor grouped");
+                }
+            }
+            if (distinctArgument != null) {
+                groupAlsoByDistinctArgument(select, group);
+            }
+            if (select.getHaving() != null) {
+                if (star) {
+                    throw new Unsupported("HAVING with SELECT * on several shards");
+                }
+                HavingCondition condition = new HavingTranslator(this, items, group, groupColumns, aggregates)
+                        .condition(select.getHaving());
+                if (!HavingTranslator.onlyKeys(condition, groupColumns)) {
+                    // over aggregates the shards hold only parts of: the merge evaluates it
+                    having = condition;
+                    removeHaving(select.getHaving());
                 }
             }
         }
@@ -80,8 +106,13 @@ final class MergePlanner {
                 if (e.getKind() == SqlKind.NULLS_FIRST || e.getKind() == SqlKind.NULLS_LAST) {
                     throw new Unsupported("NULLS FIRST/LAST");
                 }
-                if (e instanceof SqlDynamicParam || e instanceof SqlLiteral) {
-                    throw new Unsupported("ORDER BY a column position on several shards (name the column)");
+                if (e instanceof SqlDynamicParam p) {
+                    // ORDER BY 2: a position or a constant, as the execution's literal says
+                    sort.add(SortKey.position(p.getIndex(), desc));
+                    continue;
+                }
+                if (e instanceof SqlLiteral) {
+                    throw new Unsupported("ORDER BY a constant on several shards");
                 }
                 Column c = column(e, items, star, merging || select.isDistinct());
                 sort.add(new SortKey(c, desc));
@@ -107,8 +138,8 @@ final class MergePlanner {
         ShardSql scatter = edits.isEmpty()
                 ? new ShardSql.Verbatim()
                 : new ShardSql.Template(new SqlTemplate(text).segments(0, text.length(), edits));
-        MergeSpec merge =
-                new MergeSpec(sort, groupColumns, aggregates, select.isDistinct(), offset, count, hidden.size(), false);
+        MergeSpec merge = new MergeSpec(
+                sort, groupColumns, aggregates, select.isDistinct(), offset, count, hidden.size(), false, having);
         return new Planned(StatementKind.SELECT, role, route, new ShardSql.Verbatim(), scatter, merge);
     }
 
@@ -134,7 +165,7 @@ final class MergePlanner {
         boolean distinct = call.getFunctionQuantifier() != null
                 && call.getFunctionQuantifier().toValue().equalsIgnoreCase("DISTINCT");
         if (distinct && !name.equals("MIN") && !name.equals("MAX")) {
-            throw new Unsupported(name + "(DISTINCT) on several shards");
+            return distinctAggregate(call, name, index, star);
         }
         Column at = star ? hiddenColumn(source(call)) : new Column(index, false);
         switch (name) {
@@ -163,6 +194,71 @@ final class MergePlanner {
         }
     }
 
+    /**
+     * COUNT/SUM/AVG(DISTINCT x): each shard also groups by x and returns x as a hidden column, so the
+     * merge sees every distinct value of x once per shard and group, whatever the shard's own
+     * aggregate says. Every DISTINCT aggregate of the statement must have the same argument.
+     */
+    private Aggregate distinctAggregate(SqlCall call, String name, int index, boolean star) {
+        if (star) {
+            throw new Unsupported(name + "(DISTINCT) with SELECT * on several shards");
+        }
+        if (call.operandCount() != 1) {
+            throw new Unsupported(name + "(DISTINCT) of several expressions on several shards");
+        }
+        String argument = source(call.operand(0));
+        if (aggregate(call.operand(0)) != null) {
+            throw new Unsupported(name + "(DISTINCT) of an aggregate");
+        }
+        if (distinctArgument == null) {
+            distinctColumn = hiddenColumn(argument);
+            distinctArgument = argument;
+        } else if (!distinctArgument.equals(argument)) {
+            throw new Unsupported("DISTINCT aggregates of different expressions (" + distinctArgument + ", " + argument
+                    + ") on several shards");
+        }
+        MergeSpec.Function function = switch (name) {
+            case "COUNT" -> MergeSpec.Function.COUNT_DISTINCT;
+            case "SUM" -> MergeSpec.Function.SUM_DISTINCT;
+            default -> MergeSpec.Function.AVG_DISTINCT;
+        };
+        return new Aggregate(function, new Column(index, false), distinctColumn);
+    }
+
+    /** Adds the DISTINCT aggregates' argument to the shards' GROUP BY (or gives them one). */
+    private void groupAlsoByDistinctArgument(SqlSelect select, List<SqlNode> group) {
+        if (select.getGroup() != null && !group.isEmpty()) {
+            int at = end(group.get(group.size() - 1));
+            edits.add(new SqlTemplate.Edit(at, at, List.of(new ShardSql.Text(", " + distinctArgument))));
+            return;
+        }
+        SqlNode before = select.getWhere() != null ? select.getWhere() : select.getFrom();
+        if (before == null) {
+            throw new Unsupported("DISTINCT aggregate without FROM");
+        }
+        int at = end(before);
+        edits.add(new SqlTemplate.Edit(at, at, List.of(new ShardSql.Text(" GROUP BY " + distinctArgument))));
+    }
+
+    /**
+     * Removes HAVING from the shards' SQL: they hold partial aggregates, the merge evaluates it. The
+     * clause ends where ORDER BY, LIMIT or a locking clause starts, or with the text.
+     */
+    private void removeHaving(SqlNode condition) {
+        int keyword = text.lastIndexOf(" HAVING ", start(condition));
+        if (keyword < 0) {
+            throw new Unsupported("HAVING syntax");
+        }
+        int stop = text.length();
+        for (String next : List.of(" ORDER BY ", " LIMIT ", " FOR UPDATE", " LOCK IN SHARE MODE")) {
+            int at = text.indexOf(next, end(condition) - 1);
+            if (at >= 0) {
+                stop = Math.min(stop, at);
+            }
+        }
+        edits.add(new SqlTemplate.Edit(keyword, stop, List.of()));
+    }
+
     /** The shard column holding {@code e}: a selected item, else a hidden column added for it. */
     private Column column(SqlNode e, SqlNodeList items, boolean star, boolean mustBeSelected) {
         for (int i = 0; i < items.size(); i++) {
@@ -184,7 +280,7 @@ final class MergePlanner {
         return hiddenColumn(source(e));
     }
 
-    private Column hiddenColumn(String expression) {
+    Column hiddenColumn(String expression) {
         if (expression.contains("?") || expression.contains("(...)")) {
             throw new Unsupported("sort or group key with literals that is not selected (" + expression + ")");
         }
@@ -199,7 +295,7 @@ final class MergePlanner {
                 && c.table().rule().keyed().column().equalsIgnoreCase(c.column());
     }
 
-    private static SqlCall aggregate(SqlNode item) {
+    static SqlCall aggregate(SqlNode item) {
         SqlNode e = unalias(item);
         if (e instanceof SqlCall call && call.getOperator() != null) {
             String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
@@ -225,11 +321,11 @@ final class MergePlanner {
         return false;
     }
 
-    private static SqlNode unalias(SqlNode item) {
+    static SqlNode unalias(SqlNode item) {
         return item.getKind() == SqlKind.AS ? ((SqlBasicCall) item).operand(0) : item;
     }
 
-    private String source(SqlNode node) {
+    String source(SqlNode node) {
         return text.substring(start(node), end(node));
     }
 
@@ -242,7 +338,7 @@ final class MergePlanner {
     }
 
     /** A construct the merge cannot reproduce; becomes a Refuse with this message. */
-    private static final class Unsupported extends RuntimeException {
+    static final class Unsupported extends RuntimeException {
         Unsupported(String message) {
             super(message, null, false, false);
         }

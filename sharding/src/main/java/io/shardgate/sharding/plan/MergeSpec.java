@@ -8,12 +8,14 @@ import java.util.List;
  * last (ORDER BY or GROUP BY keys not selected, COUNTs of split AVGs), which the merge drops.
  *
  * <p>Order of operations: group rows by {@code groupBy} combining {@code aggregates} (all rows are
- * one group when there are aggregates and no keys), apply DISTINCT on the client's columns, sort by
+ * one group when there are aggregates and no keys), keep the groups {@code having} holds for, apply DISTINCT on the client's columns, sort by
  * {@code orderBy} (a k-way merge when shards already sort), skip {@code offset} then keep {@code
  * count} rows. For DML, {@code sumAffectedRows} adds the targets' affected-row counts.
  *
  * @param offset slot of the LIMIT offset, or -1
  * @param count slot of the LIMIT row count, or -1 (no LIMIT)
+ * @param having the HAVING clause the merge evaluates on the merged groups (before DISTINCT,
+ *     ORDER BY and LIMIT), or null
  */
 public record MergeSpec(
         List<SortKey> orderBy,
@@ -23,11 +25,24 @@ public record MergeSpec(
         int offset,
         int count,
         int hiddenColumns,
-        boolean sumAffectedRows) {
+        boolean sumAffectedRows,
+        HavingCondition having) {
 
     public static final MergeSpec CONCAT = new MergeSpec(List.of(), List.of(), List.of(), false, -1, -1, 0, false);
     public static final MergeSpec AFFECTED_ROWS =
             new MergeSpec(List.of(), List.of(), List.of(), false, -1, -1, 0, true);
+
+    public MergeSpec(
+            List<SortKey> orderBy,
+            List<Column> groupBy,
+            List<Aggregate> aggregates,
+            boolean distinct,
+            int offset,
+            int count,
+            int hiddenColumns,
+            boolean sumAffectedRows) {
+        this(orderBy, groupBy, aggregates, distinct, offset, count, hiddenColumns, sumAffectedRows, null);
+    }
 
     public MergeSpec {
         orderBy = List.copyOf(orderBy);
@@ -46,13 +61,67 @@ public record MergeSpec(
         }
     }
 
-    /** One ORDER BY key; MySQL orders NULL first ascending, last descending. */
-    public record SortKey(Column column, boolean descending) {}
+    /**
+     * One ORDER BY key; MySQL orders NULL first ascending, last descending. {@code positionSlot}
+     * is the slot of an {@code ORDER BY n} whose meaning depends on the literal (an integer is a
+     * column position, anything else a constant that orders nothing): {@code column} is null then
+     * and {@link #resolve} decides per execution. Otherwise -1.
+     */
+    public record SortKey(Column column, boolean descending, int positionSlot) {
+        public SortKey(Column column, boolean descending) {
+            this(column, descending, -1);
+        }
+
+        static SortKey position(int slot, boolean descending) {
+            return new SortKey(null, descending, slot);
+        }
+
+        @Override
+        public String toString() {
+            return (column == null ? "position ?" + (positionSlot + 1) : column.toString())
+                    + (descending ? " DESC" : " ASC");
+        }
+    }
+
+    /**
+     * This merge for one execution: each {@code ORDER BY n} key becomes column n when n was an
+     * integer literal (as MySQL reads it) and is dropped when it was any other constant (a string,
+     * a bound parameter: MySQL orders by that constant, i.e. not at all); HAVING gets the values of
+     * its slots.
+     */
+    public MergeSpec resolve(Values values) {
+        if (orderBy.stream().allMatch(k -> k.positionSlot() < 0) && having == null) {
+            return this;
+        }
+        List<SortKey> keys = new java.util.ArrayList<>();
+        for (SortKey k : orderBy) {
+            if (k.positionSlot() < 0) {
+                keys.add(k);
+            } else if (values.isIntegerLiteral(k.positionSlot()) && values.scalar(k.positionSlot()) instanceof Long n) {
+                // n out of range leaves an index the merge rejects; the shards reject it first (1054)
+                keys.add(new SortKey(
+                        new Column((int) Math.max(-1, Math.min(n - 1, Integer.MAX_VALUE)), false), k.descending()));
+            }
+        }
+        return new MergeSpec(
+                keys,
+                groupBy,
+                aggregates,
+                distinct,
+                offset,
+                count,
+                hiddenColumns,
+                sumAffectedRows,
+                having == null ? null : having.resolve(values));
+    }
 
     /**
      * One aggregate select item: COUNT is merged as the sum of the shards' counts; SUM, MIN, MAX
      * as their sum/min/max ignoring NULLs (NULL when every shard has NULL); AVG as the sum of the
      * shards' SUMs (at {@code column}) divided by the sum of their COUNTs (at {@code countColumn}).
+     * COUNT/SUM/AVG(DISTINCT x): the shards group by x as well and return x at {@code countColumn};
+     * the merge counts, sums or averages the distinct non-NULL values of x per group (equal as the
+     * column's collation compares them) and writes the result at {@code column}.
      */
     public record Aggregate(Function function, Column column, Column countColumn) {}
 
@@ -61,6 +130,9 @@ public record MergeSpec(
         SUM,
         MIN,
         MAX,
-        AVG
+        AVG,
+        COUNT_DISTINCT,
+        SUM_DISTINCT,
+        AVG_DISTINCT
     }
 }

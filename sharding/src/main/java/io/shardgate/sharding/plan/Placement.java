@@ -59,7 +59,9 @@ final class Placement {
         }
         for (TableRef r : sharded) {
             if (r.nested()) {
-                return refuse("subqueries on sharded table " + r.rule().name() + " are not supported yet");
+                return refuse("subquery on sharded table " + r.rule().name()
+                        + " that is not tied to the outer query on the sharding key (key IN (SELECT key ...)"
+                        + " or a correlation key = outer.key, within a binding group)");
             }
         }
         TableRef first = sharded.get(0);

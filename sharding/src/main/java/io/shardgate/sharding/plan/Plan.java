@@ -130,12 +130,15 @@ public record Plan(
                         + (agg.countColumn() == null ? "" : " / " + agg.countColumn()));
             }
         }
+        if (merge.having() != null) {
+            m.put("having", merge.having().toString());
+        }
         if (merge.distinct()) {
             m.put("distinct", true);
         }
         if (!merge.orderBy().isEmpty()) {
             ArrayNode o = m.putArray("order_by");
-            merge.orderBy().forEach(k -> o.add(k.column() + (k.descending() ? " DESC" : " ASC")));
+            merge.orderBy().forEach(k -> o.add(k.toString()));
         }
         if (merge.count() >= 0) {
             m.put("limit", (merge.offset() >= 0 ? "?" + (merge.offset() + 1) + ", " : "") + "?" + (merge.count() + 1));

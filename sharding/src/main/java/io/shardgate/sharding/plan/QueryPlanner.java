@@ -54,7 +54,7 @@ final class QueryPlanner {
         Role role = locking ? Role.WRITER : Role.READER;
         SqlOrderBy orderBy = node instanceof SqlOrderBy o ? o : null;
         SqlNode query = orderBy != null ? orderBy.query : node;
-        TableCollector tables = new TableCollector(this::resolve);
+        TableCollector tables = new TableCollector(this::resolve).tyingSubqueries();
         if (query instanceof SqlSelect select) {
             tables.select(select, false);
         } else {

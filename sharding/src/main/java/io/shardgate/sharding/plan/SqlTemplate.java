@@ -24,7 +24,8 @@ final class SqlTemplate {
         StringBuilder pending = new StringBuilder();
         int slot = slotsBefore(from);
         int e = 0;
-        for (int i = from; i < to; ) {
+        // an edit may also insert at the very end of the span
+        for (int i = from; i < to || (e < edits.size() && edits.get(e).start() == i); ) {
             if (e < edits.size() && edits.get(e).start() == i) {
                 flush(pending, out);
                 out.addAll(edits.get(e).segments());

@@ -121,6 +121,11 @@ public final class Values {
         return value(digest.literals().get(start(slot)));
     }
 
+    /** Whether a one-value slot is an integer literal of the SQL text (not a bound parameter). */
+    public boolean isIntegerLiteral(int slot) {
+        return digest.literals().get(start(slot)).kind() == LiteralKind.INTEGER;
+    }
+
     private Object value(Literal literal) {
         return literal.kind() == LiteralKind.PARAMETER ? parameters.get(literal.parameter()) : digest.value(literal);
     }
