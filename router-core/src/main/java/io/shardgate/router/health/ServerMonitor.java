@@ -34,33 +34,40 @@ public final class ServerMonitor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ServerMonitor.class);
 
     private final BackendConnector connector;
+    private final EventLoopGroup loops;
     private final List<ScheduledFuture<?>> schedules = new ArrayList<>();
     private volatile boolean closed;
 
-    private ServerMonitor(BackendConnector connector) {
+    private ServerMonitor(BackendConnector connector, EventLoopGroup loops) {
         this.connector = connector;
+        this.loops = loops;
     }
 
-    /** Starts checking every server of hostgroups whose monitor is enabled; the first checks run now. */
+    /**
+     * Starts checking every server of hostgroups whose monitor is enabled, and of those a new
+     * configuration version adds later; the first checks run now.
+     */
     public static ServerMonitor start(Hostgroups hostgroups, BackendConnector connector, EventLoopGroup loops) {
-        ServerMonitor monitor = new ServerMonitor(connector);
+        ServerMonitor monitor = new ServerMonitor(connector, loops);
+        hostgroups.onAdded(monitor::watch);
         for (Hostgroup hostgroup : hostgroups.all()) {
-            MonitorSettings settings = hostgroup.config().monitor();
-            if (!settings.enabled()) {
-                continue;
-            }
-            for (BackendServer server : hostgroup.servers()) {
-                EventLoop loop = loops.next();
-                synchronized (monitor.schedules) {
-                    monitor.schedules.add(loop.scheduleWithFixedDelay(
-                            () -> monitor.check(hostgroup, server, loop),
-                            0,
-                            settings.intervalMillis(),
-                            TimeUnit.MILLISECONDS));
-                }
-            }
+            monitor.watch(hostgroup);
         }
         return monitor;
+    }
+
+    private void watch(Hostgroup hostgroup) {
+        MonitorSettings settings = hostgroup.config().monitor();
+        if (!settings.enabled() || closed) {
+            return;
+        }
+        for (BackendServer server : hostgroup.servers()) {
+            EventLoop loop = loops.next();
+            synchronized (schedules) {
+                schedules.add(loop.scheduleWithFixedDelay(
+                        () -> check(hostgroup, server, loop), 0, settings.intervalMillis(), TimeUnit.MILLISECONDS));
+            }
+        }
     }
 
     /** One check of {@code server}; the next is scheduled after the interval regardless of the outcome. */

@@ -7,6 +7,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * Every hostgroup of the router by id; thread-safe to read. Built at start; a new configuration
@@ -15,6 +17,8 @@ import java.util.TreeMap;
 public final class Hostgroups implements AutoCloseable {
     private final BackendConnector connector;
     private volatile Map<Integer, Hostgroup> byId;
+    /** Told of each hostgroup {@link #apply} opens (the health monitor starts checking it). */
+    private final List<Consumer<Hostgroup>> addedListeners = new CopyOnWriteArrayList<>();
 
     public Hostgroups(List<HostgroupConfig> configs, BackendConnector connector) {
         this.connector = connector;
@@ -33,16 +37,25 @@ public final class Hostgroups implements AutoCloseable {
     public synchronized java.util.SortedSet<Integer> apply(List<HostgroupConfig> configs) {
         TreeMap<Integer, Hostgroup> map = new TreeMap<>(byId);
         java.util.SortedSet<Integer> unapplied = new java.util.TreeSet<>(byId.keySet());
+        List<Hostgroup> opened = new java.util.ArrayList<>();
         for (HostgroupConfig config : configs) {
             Hostgroup running = map.get(config.id());
             if (running == null) {
-                map.put(config.id(), new Hostgroup(config, connector));
+                Hostgroup added = new Hostgroup(config, connector);
+                map.put(config.id(), added);
+                opened.add(added);
             } else if (running.config().equals(config)) {
                 unapplied.remove(config.id());
             }
         }
         byId = java.util.Collections.unmodifiableMap(map);
+        opened.forEach(added -> addedListeners.forEach(listener -> listener.accept(added)));
         return unapplied;
+    }
+
+    /** Calls {@code listener} with every hostgroup a later {@link #apply} opens. */
+    public void onAdded(Consumer<Hostgroup> listener) {
+        addedListeners.add(listener);
     }
 
     /** The hostgroup with this id, or null. */
