@@ -7,6 +7,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shardgate.cache.CacheConfig;
 import io.shardgate.router.config.ConfigException;
+import io.shardgate.router.config.HostgroupConfig;
+import io.shardgate.router.config.ReaderConfig;
 import io.shardgate.router.config.RouterConfig;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
@@ -53,6 +55,13 @@ class ConfigurationReferenceTest {
         probes.put(
                 "hostgroups[].pool.",
                 BASE_USERS + "hostgroups: [{id: 10, writer: \"h:3306\", user: u, pool: {" + PROBE + ": 1}}]\n");
+        probes.put(
+                "hostgroups[].monitor.",
+                BASE_USERS + "hostgroups: [{id: 10, writer: \"h:3306\", user: u, monitor: {" + PROBE + ": 1}}]\n");
+        probes.put(
+                "hostgroups[].readers[].",
+                BASE_USERS + "hostgroups: [{id: 10, writer: \"h:3306\", user: u, readers: [{address: \"r:3306\", "
+                        + PROBE + ": 1}]}]\n");
         probes.put(
                 "schemas[].",
                 BASE_USERS + BASE_HOSTGROUPS + "schemas: [{name: s, default_hostgroup: 10, " + PROBE + ": 1}]\n");
@@ -129,7 +138,12 @@ class ConfigurationReferenceTest {
         compare("server.", defaults.server(), mismatches);
         compare("server.tls.", defaults.server().tls(), mismatches);
         compare("zookeeper.", defaults.zookeeper(), mismatches);
-        compare("hostgroups[].pool.", defaults.hostgroups().get(0).pool(), mismatches);
+        HostgroupConfig hostgroup = defaults.hostgroups().get(0);
+        check("hostgroups[].read_your_writes_millis", hostgroup.readYourWritesMillis(), mismatches);
+        check("hostgroups[].max_replication_lag", hostgroup.maxReplicationLag(), mismatches);
+        compare("hostgroups[].pool.", hostgroup.pool(), mismatches);
+        compare("hostgroups[].monitor.", hostgroup.monitor(), mismatches);
+        check("hostgroups[].readers[].weight", ReaderConfig.of("r:3306").weight(), mismatches);
         CacheConfig cache = CacheConfig.DEFAULTS;
         check("cache.enabled", cache.enabled(), mismatches);
         check("cache.max_bytes", cache.maxBytes(), mismatches);

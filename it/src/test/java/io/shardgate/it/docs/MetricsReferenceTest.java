@@ -9,15 +9,23 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.shardgate.cache.CacheConfig;
+import io.shardgate.cache.CacheKey;
+import io.shardgate.cache.CacheMode;
+import io.shardgate.cache.CachePolicy;
+import io.shardgate.cache.Lookup;
 import io.shardgate.cache.ResultCache;
 import io.shardgate.it.Repository;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.HostgroupConfig;
+import io.shardgate.router.config.MonitorSettings;
+import io.shardgate.router.config.ReaderConfig;
 import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.routing.Hostgroups;
+import io.shardgate.sharding.digest.Digest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -32,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * Compose cluster queries only documented meters. Meters come from the main sources
  * ({@code Counter.builder("name")} and the like) and, for the components whose names are built at
  * run time (the result cache's from a prefix, the router's per error code and backend pool), from
- * a real {@link ResultCache} and a real {@link RouterMetrics} registering into live registries.
+ * a real {@link ResultCache} (with one query rule's meters) and a real {@link RouterMetrics}
+ * registering into live registries.
  */
 class MetricsReferenceTest {
     private static final List<String> MODULES = List.of("protocol", "sharding", "cache", "admin", "router-core");
@@ -72,21 +81,43 @@ class MetricsReferenceTest {
     /**
      * The meters of the components whose names are computed, as a router's registry holds them:
      * a {@link ResultCache} and a {@link RouterMetrics} exercised the way a started router does
-     * (up-front counters, the client connection gauge, an error counter, the gauges of one backend
-     * pool; pools are lazy, nothing connects to the hostgroup's server), and the sample names its
-     * Prometheus scrape shows for them.
+     * (the cache's totals and, after a lookup under query rule 0, that rule's meters; up-front
+     * counters, the client connection gauge, an error counter, the gauges of a writer's and a
+     * reader's backend pool; pools are lazy and the monitor is off, so nothing connects to the
+     * hostgroup's servers), and the sample names its Prometheus scrape shows for them.
      */
     private record LiveRegistry(Set<String> meters, Set<String> samples) {
         private static final Pattern SAMPLE = Pattern.compile("(?m)^(shardgate_\\w+)[{ ]");
 
         static LiveRegistry read() {
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            HostgroupConfig hostgroup =
-                    new HostgroupConfig(10, "127.0.0.1:3306", List.of(), "u", "", null, null, null, null);
-            try (ResultCache cache = new ResultCache(CacheConfig.DEFAULTS, registry);
+            HostgroupConfig hostgroup = new HostgroupConfig(
+                    10,
+                    "127.0.0.1:3306",
+                    List.of(ReaderConfig.of("127.0.0.1:3307")),
+                    "u",
+                    "",
+                    null,
+                    new MonitorSettings(false, null, null, null),
+                    null,
+                    null);
+            CacheConfig enabled = new CacheConfig(
+                    true,
+                    CacheConfig.DEFAULTS.maxBytes(),
+                    CacheConfig.DEFAULTS.maxEntryBytes(),
+                    Duration.ofSeconds(30));
+            try (ResultCache cache = new ResultCache(enabled, registry);
                     Hostgroups hostgroups =
                             new Hostgroups(List.of(hostgroup), new BackendConnector(NioSocketChannel.class, 1000))) {
-                assertThat(cache.enabled()).isFalse();
+                // a cacheable read under query rule 0 creates that rule's meters, as in a router
+                CachePolicy rule0 = new CachePolicy(0, Duration.ofSeconds(1), false);
+                Lookup lookup = cache.lookup(
+                        CacheKey.forQuery("s", Digest.of("SELECT c FROM t WHERE id = 1"), "u", rule0, "v"),
+                        rule0,
+                        Set.of(),
+                        CacheMode.USE);
+                assertThat(lookup).isInstanceOf(Lookup.Fill.class);
+                cache.abandon(((Lookup.Fill) lookup).ticket());
                 RouterMetrics metrics = new RouterMetrics(registry);
                 metrics.clientConnections(() -> 0);
                 metrics.error(1040);
@@ -98,7 +129,11 @@ class MetricsReferenceTest {
                         .forEach(meters::add);
                 assertThat(meters)
                         .as("a live RouterMetrics registers its error counter and pool gauges")
-                        .contains("shardgate.errors", "shardgate.pool.connections.open", "shardgate.cache.hits");
+                        .contains(
+                                "shardgate.errors",
+                                "shardgate.pool.connections.open",
+                                "shardgate.cache.hits",
+                                "shardgate.cache.rule.hits");
                 Set<String> samples = new TreeSet<>();
                 Matcher m = SAMPLE.matcher(registry.scrape());
                 while (m.find()) {
