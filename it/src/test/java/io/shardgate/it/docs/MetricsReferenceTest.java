@@ -81,7 +81,8 @@ class MetricsReferenceTest {
 
         static LiveRegistry read() {
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            HostgroupConfig hostgroup = new HostgroupConfig(10, "127.0.0.1:3306", List.of(), "u", "", null);
+            HostgroupConfig hostgroup =
+                    new HostgroupConfig(10, "127.0.0.1:3306", List.of(), "u", "", null, null, null, null);
             try (ResultCache cache = new ResultCache(CacheConfig.DEFAULTS, registry);
                     Hostgroups hostgroups =
                             new Hostgroups(List.of(hostgroup), new BackendConnector(NioSocketChannel.class, 1000))) {
