@@ -211,7 +211,7 @@ final class AdminSqlParser {
         return new AdminStatement.Purge(AdminStatement.PurgeScope.ALL, null, null, null);
     }
 
-    /** A schema or table name as written (case kept: schema and table names are case-sensitive). */
+    /** A schema or table name as written; the cache folds case itself. */
     private String identifier() {
         Token t = next();
         if (t.kind() != Kind.WORD && t.kind() != Kind.QUOTED_IDENTIFIER && t.kind() != Kind.STRING) {
