@@ -292,7 +292,9 @@ public final class Shardgate implements AutoCloseable {
                             live,
                             hostgroups,
                             limit::open,
-                            metrics.digests());
+                            sessions::snapshot,
+                            metrics.digests(),
+                            cache);
                 } catch (RuntimeException e) {
                     listener.close().syncUninterruptibly();
                     throw e;

@@ -83,6 +83,10 @@ public final class ResponseScanner {
     private Expect expect = Expect.IDLE;
     private int statusFlags;
     private long insertId;
+    /** Rows of the response in progress or last completed (every result set of it). */
+    private long rows;
+    /** Affected rows of the OK packets of the response in progress or last completed. */
+    private long affectedRows;
     /** Definitions still to come in the COLUMN_DEFS / PREPARE_* states. */
     private int remaining;
     /** Columns announced by COM_STMT_PREPARE_OK, sent after the parameter definitions. */
@@ -117,6 +121,16 @@ public final class ResponseScanner {
     /** Last insert id of the OK that ended the last response (0 when it ended otherwise). */
     public long insertId() {
         return insertId;
+    }
+
+    /** Rows the last response sent (0 when it sent none); counts packets, not decoded rows. */
+    public long rows() {
+        return rows;
+    }
+
+    /** Affected rows of the OK packets that ended the last response's results. */
+    public long affectedRows() {
+        return affectedRows;
     }
 
     /** Server status flags of the last OK or EOF packet seen. */
@@ -234,6 +248,8 @@ public final class ResponseScanner {
                 if (isTerminator(first, length)) {
                     statusFlags = terminatorStatus(in, payload, length);
                     endOfResult();
+                } else {
+                    rows++;
                 }
             }
             case FIELD_LIST -> {
@@ -297,6 +313,7 @@ public final class ResponseScanner {
             default -> {
                 if (first == OK) {
                     statusFlags = okStatus(in, payload);
+                    affectedRows += lengthEncodedIntAt(in, payload + 1);
                     insertId = lengthEncodedIntAt(in, payload + 1 + lengthEncodedSizeAt(in, payload + 1));
                     endOfResult();
                 } else if (first == LOCAL_INFILE) {
@@ -345,6 +362,8 @@ public final class ResponseScanner {
         if (next != null) {
             current = next;
             insertId = 0;
+            rows = 0;
+            affectedRows = 0;
             expect = next == Response.ROWS
                     ? Expect.ROWS
                     : (next == Response.FIELD_LIST ? Expect.FIELD_LIST : Expect.FIRST);

@@ -439,12 +439,31 @@ class ResponseScannerTest {
         byte[] ok = ByteBufUtil.decodeHexDump("09000001" + "00" + "01" + "fc2c01" + "0200" + "0000");
         assertThat(scanner.scan(Unpooled.wrappedBuffer(ok))).isEqualTo(ok.length);
         assertThat(scanner.insertId()).isEqualTo(300);
+        assertThat(scanner.affectedRows()).isEqualTo(1);
+        assertThat(scanner.rows()).isZero();
         assertThat(scanner.statusFlags()).isEqualTo(0x0002);
         scanner.expect(Response.RESULT_SET);
         assertThat(scanner.insertId()).as("a new response starts without one").isZero();
+        assertThat(scanner.affectedRows()).isZero();
         scanner.scan(
                 Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("07000001" + "00" + "00" + "00" + "0200" + "0000")));
         assertThat(scanner.insertId()).isZero();
+    }
+
+    @Test
+    void countsTheRowsOfAResultSet() {
+        ResponseScanner scanner = new ResponseScanner(true, (status, error) -> {});
+        scanner.expect(Response.RESULT_SET);
+        byte[] result = ByteBufUtil.decodeHexDump(
+                "0100000101" // one column
+                        + "0400000203646566" // its definition (abridged: the scanner skips it by length)
+                        + "020000030161" // row 'a'
+                        + "020000040162" // row 'b'
+                        + "07000005fe000002000000"); // OK with the 0xFE header: end of rows
+        assertThat(scanner.scan(Unpooled.wrappedBuffer(result))).isEqualTo(result.length);
+        assertThat(scanner.idle()).isTrue();
+        assertThat(scanner.rows()).isEqualTo(2);
+        assertThat(scanner.affectedRows()).isZero();
     }
 
     @Test

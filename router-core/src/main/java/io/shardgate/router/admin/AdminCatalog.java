@@ -7,15 +7,11 @@ import io.shardgate.admin.store.LiveRouter;
 import io.shardgate.admin.store.RuleStore;
 import io.shardgate.admin.store.RuleStoreException;
 import io.shardgate.router.control.LiveConfiguration;
-import io.shardgate.router.metrics.QueryDigestStats;
 import io.shardgate.router.net.TextResultSet;
-import io.shardgate.router.pool.PoolStats;
-import io.shardgate.router.routing.Hostgroups;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.IntSupplier;
 
 /**
  * The tables of the SQL admin endpoint and what each statement does to them.
@@ -24,11 +20,10 @@ import java.util.function.IntSupplier;
  * hostgroups, users, schemas, query_rules     the draft: SELECT, INSERT, UPDATE, DELETE
  * runtime_hostgroups, runtime_users, ...      the version in force (read-only)
  * runtime_config                              version, ZooKeeper, draft state, last refusal, restarts due
- * stats_pools                                 backend pool counters per server
- * stats_query_digest                          per statement shape and hostgroup: count, errors, times
- *                                             (DELETE FROM it resets the statistics)
  * stats_routers                               the cluster's live routers
- * stats_connections                           client connections open on this router
+ * runtime_servers, stats_*                    this router's servers, sessions, pools, digests, cache
+ *                                             ({@link RouterTables}: UPDATE runtime_servers SET status,
+ *                                             DELETE FROM stats_query_digest, PURGE CACHE)
  * </pre>
  *
  * {@code LOAD ... TO RUNTIME} validates the draft and publishes it as the cluster's next version
@@ -37,14 +32,10 @@ import java.util.function.IntSupplier;
  * loops.
  */
 final class AdminCatalog {
-    private static final String STATS_DIGEST = "stats_query_digest";
-
     private final RuleStore store;
     private final RuleStore publisher;
     private final LiveConfiguration live;
-    private final Hostgroups hostgroups;
-    private final IntSupplier clientConnections;
-    private final QueryDigestStats digests;
+    private final RouterTables router;
     private final AdminDraft draft = new AdminDraft();
     private final AdminVariables variables;
 
@@ -56,16 +47,12 @@ final class AdminCatalog {
             RuleStore store,
             RuleStore publisher,
             LiveConfiguration live,
-            Hostgroups hostgroups,
-            IntSupplier clientConnections,
-            QueryDigestStats digests,
+            RouterTables router,
             AdminVariables variables) {
         this.store = store;
         this.publisher = publisher;
         this.live = live;
-        this.hostgroups = hostgroups;
-        this.clientConnections = clientConnections;
-        this.digests = digests;
+        this.router = router;
         this.variables = variables;
     }
 
@@ -79,14 +66,18 @@ final class AdminCatalog {
             return new AdminResult.Done(
                     draft.insert(editable(insert.table(), "INSERT"), insert.columns(), insert.rows()), "");
         }
+        if (statement instanceof AdminStatement.Update update && update.table().equals(RouterTables.SERVERS)) {
+            return new AdminResult.Done(router.updateServers(update.set(), update.where()), "");
+        }
         if (statement instanceof AdminStatement.Update update) {
             AdminTable table = editable(update.table(), "UPDATE");
             return new AdminResult.Done(draft.update(table, update.set(), update.where()), "");
         }
-        if (statement instanceof AdminStatement.Delete delete && delete.table().equals(STATS_DIGEST)) {
-            long rows = digests.size();
-            digests.clear(); // ProxySQL's reset of the digest statistics
-            return new AdminResult.Done(rows, "");
+        if (statement instanceof AdminStatement.Delete delete && delete.table().equals(RouterTables.DIGESTS)) {
+            return new AdminResult.Done(router.clearDigests(), "");
+        }
+        if (statement instanceof AdminStatement.Purge purge) {
+            return new AdminResult.Done(router.purge(purge), "");
         }
         if (statement instanceof AdminStatement.Delete delete) {
             return new AdminResult.Done(draft.delete(editable(delete.table(), "DELETE"), delete.where()), "");
@@ -172,10 +163,7 @@ final class AdminCatalog {
             if (select.limit() != null && rows.size() >= select.limit()) {
                 break;
             }
-            if (select.where().entrySet().stream().allMatch(w -> {
-                Object v = row.get(names.indexOf(w.getKey()));
-                return v != null && w.getValue() != null && String.valueOf(v).equals(String.valueOf(w.getValue()));
-            })) {
+            if (RouterTables.matches(names, row, select.where())) {
                 List<Object> out = new ArrayList<>(picked.size());
                 picked.forEach(i -> out.add(row.get(i)));
                 rows.add(out);
@@ -198,14 +186,13 @@ final class AdminCatalog {
                             .map(v -> AdminDraft.list(v.documents(), t))
                             .orElseGet(() -> new com.fasterxml.jackson.databind.ObjectMapper().createArrayNode()));
         }
+        AdminResult.Rows live = router.rows(name);
+        if (live != null) {
+            return live;
+        }
         return switch (name) {
             case "runtime_config" -> runtimeConfig();
-            case "stats_pools" -> stats();
             case "stats_routers" -> routers();
-            case STATS_DIGEST -> digestRows();
-            case "stats_connections" ->
-                new AdminResult.Rows(List.of(TextResultSet.Column.integer("client_connections")), List.of(List.of((long)
-                        clientConnections.getAsInt())));
             default -> throw noSuchTable(name);
         };
     }
@@ -261,49 +248,6 @@ final class AdminCatalog {
         return new AdminResult.Rows(typed(new ArrayList<>(row.keySet()), rows), rows);
     }
 
-    private AdminResult.Rows stats() {
-        List<String> names =
-                List.of("pool", "open", "idle", "waiting", "created", "acquire_timeouts", "connect_failures");
-        List<List<Object>> rows = new ArrayList<>();
-        for (PoolStats s : hostgroups.poolStats()) {
-            rows.add(List.of(
-                    s.pool(),
-                    (long) s.open(),
-                    (long) s.idle(),
-                    (long) s.waiting(),
-                    s.created(),
-                    s.timeouts(),
-                    s.connectFailures()));
-        }
-        return new AdminResult.Rows(typed(names, rows), rows);
-    }
-
-    private AdminResult.Rows digestRows() {
-        List<String> names = List.of(
-                "schema", "digest_text", "hostgroup", "count", "errors", "sum_time_us", "min_time_us", "max_time_us");
-        List<List<Object>> rows = new ArrayList<>();
-        for (QueryDigestStats.Row r : digests.rows()) {
-            List<Object> row = new ArrayList<>(names.size());
-            row.add(r.schema());
-            row.add(r.digest());
-            row.add((long) r.hostgroup());
-            row.add(r.count());
-            row.add(r.errors());
-            row.add(r.sumMicros());
-            row.add(r.minMicros());
-            row.add(r.maxMicros());
-            rows.add(row);
-        }
-        List<TextResultSet.Column> columns = new ArrayList<>();
-        for (String n : names) {
-            columns.add(
-                    n.equals("schema") || n.equals("digest_text")
-                            ? TextResultSet.Column.text(n)
-                            : TextResultSet.Column.integer(n));
-        }
-        return new AdminResult.Rows(columns, rows);
-    }
-
     private AdminResult.Rows routers() {
         List<LiveRouter> routers;
         try {
@@ -327,7 +271,9 @@ final class AdminCatalog {
         for (AdminTable t : AdminTable.values()) {
             names.add("runtime_" + t.tableName());
         }
-        names.addAll(List.of("runtime_config", "stats_connections", "stats_pools", STATS_DIGEST, "stats_routers"));
+        names.add("runtime_config");
+        names.addAll(RouterTables.NAMES);
+        names.add("stats_routers");
         return names;
     }
 

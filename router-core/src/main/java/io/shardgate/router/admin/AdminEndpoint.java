@@ -7,18 +7,22 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.shardgate.admin.http.CacheControl;
 import io.shardgate.admin.store.RuleStore;
 import io.shardgate.protocol.frame.PacketFrameDecoder;
 import io.shardgate.router.control.LiveConfiguration;
 import io.shardgate.router.frontend.FrontendHandshakeHandler;
 import io.shardgate.router.frontend.FrontendServices;
+import io.shardgate.router.frontend.SessionInfo;
 import io.shardgate.router.metrics.QueryDigestStats;
 import io.shardgate.router.routing.Hostgroups;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +60,9 @@ public final class AdminEndpoint implements AutoCloseable {
             LiveConfiguration live,
             Hostgroups hostgroups,
             IntSupplier clientConnections,
-            QueryDigestStats digests) {
+            Supplier<List<SessionInfo>> sessions,
+            QueryDigestStats digests,
+            CacheControl cache) {
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "shardgate-admin-sql");
             t.setDaemon(true);
@@ -66,9 +72,7 @@ public final class AdminEndpoint implements AutoCloseable {
                 store,
                 publisher,
                 live,
-                hostgroups,
-                clientConnections,
-                digests,
+                new RouterTables(hostgroups, clientConnections, sessions, digests, cache),
                 new AdminVariables(services.serverVersion()));
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, workers)

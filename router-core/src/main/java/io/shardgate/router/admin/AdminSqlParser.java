@@ -42,6 +42,7 @@ final class AdminSqlParser {
             case "DELETE" -> delete();
             case "LOAD" -> load();
             case "SHOW" -> show();
+            case "PURGE" -> purge();
             case "SAVE" -> {
                 skipRest();
                 yield new AdminStatement.Accepted("ZooKeeper keeps every version: nothing to save");
@@ -54,7 +55,7 @@ final class AdminSqlParser {
                 throw new AdminSqlException(
                         1064,
                         "admin statements are SELECT, INSERT, UPDATE, DELETE, LOAD ... TO RUNTIME, LOAD ... FROM"
-                                + " RUNTIME and SHOW; not '" + first.text() + "'");
+                                + " RUNTIME, PURGE CACHE and SHOW; not '" + first.text() + "'");
         };
     }
 
@@ -176,6 +177,47 @@ final class AdminSqlParser {
             return new AdminStatement.Load(false);
         }
         throw new AdminSqlException(1064, "LOAD ... TO RUNTIME publishes the draft; LOAD ... FROM RUNTIME resets it");
+    }
+
+    /** {@code PURGE CACHE [ALL | SCHEMA s | TABLE s.t | RULE n]}; no scope means ALL. */
+    private AdminStatement purge() {
+        if (!accept("CACHE")) {
+            throw new AdminSqlException(
+                    1064, "PURGE CACHE [ALL | SCHEMA s | TABLE schema.table | RULE n] is the admin's only PURGE");
+        }
+        if (accept("SCHEMA")) {
+            return new AdminStatement.Purge(AdminStatement.PurgeScope.SCHEMA, identifier(), null, null);
+        }
+        if (accept("TABLE")) {
+            String qualified = identifier();
+            if (accept(".")) {
+                qualified = qualified + "." + identifier();
+            }
+            int dot = qualified.indexOf('.');
+            if (dot <= 0 || dot == qualified.length() - 1) {
+                throw new AdminSqlException(1064, "PURGE CACHE TABLE takes schema.table, not '" + qualified + "'");
+            }
+            return new AdminStatement.Purge(
+                    AdminStatement.PurgeScope.TABLE, qualified.substring(0, dot), qualified.substring(dot + 1), null);
+        }
+        if (accept("RULE")) {
+            Object n = value();
+            if (!(n instanceof Long rule) || rule < 1 || rule > Integer.MAX_VALUE) {
+                throw new AdminSqlException(1064, "PURGE CACHE RULE takes a rule_id (1 = the first query rule)");
+            }
+            return new AdminStatement.Purge(AdminStatement.PurgeScope.RULE, null, null, rule.intValue());
+        }
+        accept("ALL");
+        return new AdminStatement.Purge(AdminStatement.PurgeScope.ALL, null, null, null);
+    }
+
+    /** A schema or table name as written; the cache folds case itself. */
+    private String identifier() {
+        Token t = next();
+        if (t.kind() != Kind.WORD && t.kind() != Kind.QUOTED_IDENTIFIER && t.kind() != Kind.STRING) {
+            throw unexpected(t);
+        }
+        return t.text();
     }
 
     private AdminStatement show() {

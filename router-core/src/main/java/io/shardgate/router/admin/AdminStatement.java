@@ -29,6 +29,20 @@ sealed interface AdminStatement {
     /** {@code SHOW TABLES}, {@code SHOW DATABASES}, {@code SHOW VARIABLES ...}, ... */
     record Show(String what) implements AdminStatement {}
 
+    /** What {@code PURGE CACHE} drops. */
+    enum PurgeScope {
+        ALL,
+        SCHEMA,
+        TABLE,
+        RULE
+    }
+
+    /**
+     * {@code PURGE CACHE [ALL | SCHEMA s | TABLE s.t | RULE n]}: drops cached results; {@code schema}
+     * for SCHEMA and TABLE, {@code table} for TABLE, {@code rule} for RULE, the others null.
+     */
+    record Purge(PurgeScope scope, String schema, String table, Integer rule) implements AdminStatement {}
+
     /** Statements clients send that change nothing here: SET, USE, SAVE ... TO DISK, BEGIN, COMMIT. */
     record Accepted(String info) implements AdminStatement {}
 }

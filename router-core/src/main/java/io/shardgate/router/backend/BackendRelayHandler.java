@@ -81,6 +81,16 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         return scanner.insertId();
     }
 
+    /** Rows the last response relayed (row packets of all its result sets). */
+    public long rows() {
+        return scanner.rows();
+    }
+
+    /** Affected rows of the OK packets of the last response. */
+    public long affectedRows() {
+        return scanner.affectedRows();
+    }
+
     /** Announces a command whose response the router consumes itself; nothing else may be in flight. */
     public void expectInternal(ResponseScanner.Response response, Channel backend) {
         internal = backend.alloc().buffer(64);

@@ -309,7 +309,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         drain();
     }
 
-    /** A COM_QUERY of shape {@code digest} starts (timed until its answer ends). */
+    /** A COM_QUERY or COM_STMT_EXECUTE of shape {@code digest} starts (timed until its answer ends). */
     void statementStarted(String schema, Digest digest) {
         statementDigest = digest;
         statementSchema = schema;
@@ -323,6 +323,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     private void statementEnded(boolean error) {
+        statementEnded(error, 0, 0);
+    }
+
+    /** The statement in flight ended; {@code rowsSent} and {@code rowsAffected} as its backend answered. */
+    private void statementEnded(boolean error, long rowsSent, long rowsAffected) {
         if (statementDigest != null) {
             services.metrics()
                     .digests()
@@ -332,7 +337,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                             statementDigest.text(),
                             statementHostgroup,
                             System.nanoTime() - statementStart,
-                            error);
+                            error,
+                            rowsSent,
+                            rowsAffected);
             statementDigest = null;
         }
     }
@@ -415,7 +422,14 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             lastInsertId.backendInsert();
         }
         busy = false;
-        statementEnded(error);
+        if (lease.current() != null) {
+            statementEnded(
+                    error,
+                    lease.current().relay().rows(),
+                    lease.current().relay().affectedRows());
+        } else {
+            statementEnded(error);
+        }
         lease.afterResponse(statusFlags, inFlightInsert && !error);
         afterStatement();
         cache.commandEnded(error);

@@ -125,6 +125,7 @@ final class PreparedStatementCommands {
             }
             statement.lastHostgroup = hostgroup;
         } else if (command == Command.COM_STMT_EXECUTE) {
+            session.statementStarted(session.desired().schema(), statement.route.digest());
             packet = ExecuteTypes.bound(packet, statement);
             Packet execute = packet;
             boolean longData = statement.longDataHostgroup >= 0; // values the execution itself does not carry
@@ -142,6 +143,7 @@ final class PreparedStatementCommands {
                 return; // answered
             }
             statement.lastHostgroup = hostgroup;
+            session.statementRoutedTo(hostgroup);
         } else if (command == Command.COM_STMT_SEND_LONG_DATA) {
             if (statement.longDataHostgroup < 0) {
                 statement.longDataHostgroup = statement.route.prepareHostgroup();

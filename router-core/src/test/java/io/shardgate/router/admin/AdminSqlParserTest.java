@@ -85,4 +85,42 @@ class AdminSqlParserTest {
                         AdminSqlException.class, e -> assertThat(e.code()).isEqualTo(1064))
                 .hasMessageContaining(message);
     }
+
+    @Test
+    void readsPurgeCache() {
+        assertThat(AdminSqlParser.parse("PURGE CACHE"))
+                .isEqualTo(new AdminStatement.Purge(AdminStatement.PurgeScope.ALL, null, null, null));
+        assertThat(AdminSqlParser.parse("purge cache all;"))
+                .isEqualTo(new AdminStatement.Purge(AdminStatement.PurgeScope.ALL, null, null, null));
+        assertThat(AdminSqlParser.parse("PURGE CACHE SCHEMA `Shop`"))
+                .isEqualTo(new AdminStatement.Purge(AdminStatement.PurgeScope.SCHEMA, "Shop", null, null));
+        assertThat(AdminSqlParser.parse("PURGE CACHE TABLE shop.orders"))
+                .isEqualTo(new AdminStatement.Purge(AdminStatement.PurgeScope.TABLE, "shop", "orders", null));
+        assertThat(AdminSqlParser.parse("PURGE CACHE TABLE `shop`.`orders`"))
+                .isEqualTo(new AdminStatement.Purge(AdminStatement.PurgeScope.TABLE, "shop", "orders", null));
+        assertThat(AdminSqlParser.parse("PURGE CACHE RULE 3"))
+                .isEqualTo(new AdminStatement.Purge(AdminStatement.PurgeScope.RULE, null, null, 3));
+        for (String bad : List.of(
+                "PURGE CACHE TABLE orders",
+                "PURGE CACHE RULE 0",
+                "PURGE CACHE RULE x",
+                "PURGE BINARY LOGS",
+                "PURGE CACHE ALL x")) {
+            assertThatThrownBy(() -> AdminSqlParser.parse(bad))
+                    .as(bad)
+                    .isInstanceOfSatisfying(
+                            AdminSqlException.class, e -> assertThat(e.code()).isEqualTo(1064));
+        }
+    }
+
+    @Test
+    void readsTheServerStatusUpdate() {
+        assertThat(
+                        AdminSqlParser.parse(
+                                "UPDATE runtime_servers SET status = 'OFFLINE_SOFT' WHERE hostgroup = 10 AND address = 'db1:3306'"))
+                .isEqualTo(new AdminStatement.Update(
+                        "runtime_servers",
+                        Map.of("status", "OFFLINE_SOFT"),
+                        Map.of("hostgroup", 10L, "address", "db1:3306")));
+    }
 }
