@@ -78,7 +78,13 @@ public final class ShardResultMerger {
             if (kind == ShardResponse.Kind.OK) {
                 mergeOk(writer, shards, spec, statusFlags);
             } else {
-                new ResultSetMerge(shards, spec, binary).write(writer, offset, count, deprecateEof, statusFlags);
+                ResultSetMerge.checkShapes(shards);
+                ResultSetMerge merge = new ResultSetMerge(shards.get(0).columns, spec, binary);
+                int warnings = 0;
+                for (ShardResponse s : shards) {
+                    warnings = Math.min(0xFFFF, warnings + s.warnings);
+                }
+                merge.write(writer, merge.rows(shards), offset, count, deprecateEof, warnings, statusFlags);
             }
             return out;
         } catch (RuntimeException | Error e) {
