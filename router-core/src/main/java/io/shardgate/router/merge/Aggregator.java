@@ -158,7 +158,7 @@ final class Aggregator {
             }
             addSum(v instanceof byte[] text ? leadingNumber(text) : v, false);
         }
-        return 48 + ValueSize.of(key) + (key == v ? 0 : ValueSize.of(v));
+        return 16 + ValueSize.of(key) + (key == v ? 0 : ValueSize.of(v));
     }
 
     /** Adds a non-NULL value to the sum; {@code keep} records a floating addend for {@link #absorb}. */
@@ -177,7 +177,7 @@ final class Aggregator {
             if (addends == null || addendCount == addends.length) {
                 int before = addends == null ? 0 : addends.length;
                 addends = addends == null ? new double[1] : Arrays.copyOf(addends, before * 2);
-                grown = 8L * (addends.length - before) + (before == 0 ? 16 : 0);
+                grown = 8L * (addends.length - before);
             }
             addends[addendCount++] = d;
             return grown;

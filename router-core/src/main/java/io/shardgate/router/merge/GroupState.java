@@ -23,6 +23,9 @@ final class GroupState {
     private final int[] keyColumns;
     private final ColumnOrder[] orders;
     private final Supplier<Aggregator[]> aggregators;
+
+    /** What a group (or distinct row) is charged beyond its values: its map entry and objects. */
+    static final int GROUP_OVERHEAD = 32;
     /** By shard: the groups (GroupRow) or distinct rows (ShardRow), in the order first seen. */
     private final List<Map<List<Object>, MergedRow>> byShard = new ArrayList<>();
 
@@ -56,7 +59,7 @@ final class GroupState {
         MergedRow known = rows.get(k);
         if (known == null) {
             ShardRow first = row.detached();
-            heldBytes += 64 + ValueSize.ofKey(key) + first.heldBytes();
+            heldBytes += GROUP_OVERHEAD + ValueSize.ofKey(key) + first.heldBytes();
             known = grouping ? new GroupRow(first, aggregators.get()) : first;
             rows.put(k, known);
         }
@@ -65,7 +68,10 @@ final class GroupState {
         }
     }
 
-    /** Estimated bytes held: copied rows, keys, aggregate state. */
+    /**
+     * Bytes charged for the state: the rows and keys kept, a fixed overhead per group and shard,
+     * and what the aggregators hold (distinct values, MIN/MAX rows, DOUBLE addends).
+     */
     long heldBytes() {
         return heldBytes;
     }

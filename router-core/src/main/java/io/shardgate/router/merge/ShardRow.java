@@ -99,13 +99,9 @@ final class ShardRow implements MergedRow {
         return row;
     }
 
-    /** Bytes this row holds: its payload, its cell index and the values decoded so far. */
+    /** The bytes a merge keeping this row is charged: its payload and its cell index. */
     long heldBytes() {
-        long held = 48L + payload.readableBytes() + 12L * start.length;
-        for (Object v : decoded) {
-            held += ValueSize.of(v);
-        }
-        return held;
+        return payload.readableBytes() + 8L * start.length;
     }
 
     @Override

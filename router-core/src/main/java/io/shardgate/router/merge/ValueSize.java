@@ -4,9 +4,10 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 
 /**
- * Estimated heap bytes of one decoded cell value (see io.shardgate.protocol.row), for charging a
- * merge's group state against {@code server.max_merge_bytes}: object header, fields and array
- * contents, rounded generously rather than measured.
+ * The bytes a merge is charged for one decoded cell value (see io.shardgate.protocol.row) it keeps
+ * in its group state, counted against {@code server.max_merge_bytes} as the buffered merge counts
+ * the shards' bytes: the value's own bytes (a string's, a number's 8, a DECIMAL's digits), not the
+ * JVM's object headers around it, which {@link GroupState} charges as a fixed amount per group.
  */
 final class ValueSize {
     private ValueSize() {}
@@ -16,23 +17,23 @@ final class ValueSize {
             return 0;
         }
         if (v instanceof byte[] b) {
-            return 16L + b.length;
+            return b.length;
         }
         if (v instanceof String s) {
-            return 40L + 2L * s.length();
+            return 2L * s.length();
         }
         if (v instanceof BigDecimal d) {
-            return 64L + d.unscaledValue().bitLength() / 8;
+            return 8L + d.unscaledValue().bitLength() / 8;
         }
         if (v instanceof BigInteger i) {
-            return 48L + i.bitLength() / 8;
+            return 8L + i.bitLength() / 8;
         }
-        return 32; // boxed numbers, temporal values
+        return 8; // numbers, temporal values
     }
 
-    /** A group or DISTINCT key: its list and each value. */
+    /** A group or DISTINCT key's values. */
     static long ofKey(Object[] key) {
-        long held = 32L + 8L * key.length;
+        long held = 0;
         for (Object v : key) {
             held += of(v);
         }
