@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * hold only {@value #MAX_MERGE_BYTES} bytes per merge. ORDER BY, plain scatters and prepared
  * statements over the whole table still succeed (so rows cannot have been buffered), an OFFSET that
  * ends the answer long before the shards do leaves every connection clean for the next statements
- * (in a transaction too), a merge that needs whole results fails with ER_OUT_OF_RESOURCES instead,
+ * (in a transaction too), a grouped merge holds its groups, not the rows (1000 groups merge, a group
+ * per row does not), a merge whose state exceeds the limit fails with ER_OUT_OF_RESOURCES instead,
  * a client that leaves in the middle leaves the router working, and HAVING, COUNT(DISTINCT) and
  * ORDER BY a position answer through the router as the data says, in text and binary protocol.
  */
@@ -227,6 +228,50 @@ class StreamingScatterIT {
                 assertThat(rs.getInt(1)).isZero();
                 assertThat(rs.getLong(2)).isEqualTo(ROWS / 1000);
             }
+        }
+    }
+
+    @Test
+    void groupsFoldAsTheShardsRowsArriveSoTheLimitBoundsTheGroupsNotTheRows() throws SQLException {
+        try (Connection c = proxied(Map.of());
+                Statement s = c.createStatement()) {
+            // 1000 groups of 200 rows (k = id * 7919 % 1000 takes every value as often)
+            long groups = 0;
+            long idSum = 0;
+            try (ResultSet rs = s.executeQuery("SELECT k, COUNT(*), SUM(id) FROM big GROUP BY k")) {
+                int lastK = -1;
+                while (rs.next()) {
+                    assertThat(rs.getInt(1)).as("sorted by the group key").isGreaterThan(lastK);
+                    lastK = rs.getInt(1);
+                    assertThat(rs.getLong(2)).isEqualTo(ROWS / 1000);
+                    idSum += rs.getLong(3);
+                    groups++;
+                }
+            }
+            assertThat(groups).isEqualTo(1000);
+            assertThat(idSum).isEqualTo((long) ROWS * (ROWS + 1) / 2);
+            // every row its own group (pad is unique; not the key, so groups may span shards): the
+            // groups themselves exceed max_merge_bytes
+            assertThatThrownBy(() -> s.executeQuery("SELECT pad, COUNT(*), SUM(k) FROM big GROUP BY pad"))
+                    .isInstanceOfSatisfying(SQLException.class, e -> {
+                        assertThat(e.getErrorCode()).isEqualTo(1041);
+                        assertThat(e.getMessage()).contains("server.max_merge_bytes (" + MAX_MERGE_BYTES + " bytes)");
+                    });
+        }
+        // the binary protocol folds the same way, and the session goes on after a 1041
+        try (Connection c = proxied(Map.of("useServerPrepStmts", "true"));
+                java.sql.PreparedStatement p =
+                        c.prepareStatement("SELECT k % 10 AS g, COUNT(*), SUM(id) FROM big WHERE id > ? GROUP BY g")) {
+            p.setInt(1, 0);
+            long rows = 0;
+            try (ResultSet rs = p.executeQuery()) {
+                while (rs.next()) {
+                    assertThat(rs.getInt(1)).isEqualTo((int) rows);
+                    assertThat(rs.getLong(2)).isEqualTo(ROWS / 10);
+                    rows++;
+                }
+            }
+            assertThat(rows).isEqualTo(10);
         }
     }
 

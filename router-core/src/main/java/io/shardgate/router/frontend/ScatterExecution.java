@@ -12,6 +12,7 @@ import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.MySqlType;
+import io.shardgate.router.merge.GroupedMerge;
 import io.shardgate.router.merge.MergeException;
 import io.shardgate.router.merge.ShardResultMerger;
 import io.shardgate.router.merge.StreamingMerge;
@@ -43,8 +44,10 @@ import java.util.function.Consumer;
  * reading pauses (autoRead off) while its queue is full or the client cannot take more, and once
  * LIMIT is reached the rest of every response is read and dropped, so each connection ends clean
  * (a transaction on it stays intact) before the next statement runs. Grouping, aggregates and
- * DISTINCT need whole responses ({@link ShardResultMerger}). Either way the merge holds at most
- * {@code server.max_merge_bytes}; beyond that the statement fails with ER_OUT_OF_RESOURCES.
+ * DISTINCT fold each row into their groups as it arrives ({@link GroupedMerge}) and answer when
+ * every shard has ended; OK responses (writes) are buffered whole ({@link ShardResultMerger}).
+ * Either way the merge holds at most {@code server.max_merge_bytes} (for groups: as estimated from
+ * their values); beyond that the statement fails with ER_OUT_OF_RESOURCES.
  *
  * <p>Runs on the session's event loop; what it holds is released on completion, on failure and
  * when the client leaves ({@link #abort}).
@@ -69,7 +72,9 @@ final class ScatterExecution {
     private final MergeSpec merge;
     /** The streamed merge, or null when the responses are buffered whole. */
     private final StreamingMerge streaming;
-    /** Buffered responses, by target (null while streaming). */
+    /** The grouped, aggregate or DISTINCT merge folding rows as they arrive, or null. */
+    private final GroupedMerge grouped;
+    /** Buffered responses, by target (null while streaming or grouping). */
     private final ByteBuf[] responses;
 
     private long bufferedBytes;
@@ -106,9 +111,23 @@ final class ScatterExecution {
                     parameters != null,
                     deprecateEof(),
                     maxBytes);
+            this.grouped = null;
+            this.responses = null;
+        } else if (plan.kind() == StatementKind.SELECT && GroupedMerge.applies(merge)) {
+            this.streaming = null;
+            this.grouped = new GroupedMerge(
+                    session.client().alloc(),
+                    n,
+                    merge,
+                    limit(merge.offset(), -1),
+                    limit(merge.count(), -1),
+                    parameters != null,
+                    deprecateEof(),
+                    maxBytes);
             this.responses = null;
         } else {
             this.streaming = null;
+            this.grouped = null;
             this.responses = new ByteBuf[n];
         }
     }
@@ -240,6 +259,17 @@ final class ScatterExecution {
             pump();
             return;
         }
+        if (grouped != null) {
+            grouped.addAndRelease(index, chunk);
+            if (grouped.overBudget()) {
+                answer(error(Errors.of(
+                        ErrorCode.ER_OUT_OF_RESOURCES,
+                        "Out of memory: merging the results of " + connections.length
+                                + " shards needs more than server.max_merge_bytes (" + maxBytes
+                                + " bytes); GROUP BY, aggregates and DISTINCT hold every group")));
+            }
+            return;
+        }
         try {
             bufferedBytes += chunk.readableBytes();
             if (bufferedBytes > maxBytes) {
@@ -274,7 +304,7 @@ final class ScatterExecution {
         if (streaming != null) {
             pump();
         } else if (pending == 0 && !answered) {
-            answer(mergeBuffered());
+            answer(grouped != null ? mergeGrouped() : mergeBuffered());
         }
         if (pending == 0 && !aborted && (streaming == null || streaming.complete())) {
             finish();
@@ -314,6 +344,14 @@ final class ScatterExecution {
             if (pending == 0 && streaming.complete()) {
                 finish();
             }
+        }
+    }
+
+    private ByteBuf mergeGrouped() {
+        try {
+            return grouped.result(session.leases().statusFlags());
+        } finally {
+            grouped.close();
         }
     }
 
@@ -375,9 +413,15 @@ final class ScatterExecution {
         if (streaming != null) {
             streaming.close();
         }
+        if (grouped != null) {
+            grouped.close();
+        }
     }
 
     private void releaseResponses() {
+        if (grouped != null) {
+            grouped.close();
+        }
         if (responses == null) {
             return;
         }

@@ -6,8 +6,9 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -19,6 +20,12 @@ import java.util.regex.Pattern;
  * DOUBLE in floating point. COUNT/SUM/AVG(DISTINCT x) count, add or average the distinct non-NULL
  * values of x (each shard returns x beside its partial result, grouped by it), distinct as the
  * column's collation compares them.
+ *
+ * <p>A merge keeps one aggregator per group and shard and combines them in shard order
+ * ({@link #absorb}), so the result does not depend on how the shards' rows interleave: the values
+ * are those of adding the rows shard after shard, each shard's in its order, to the last bit of a
+ * DOUBLE sum (the addends of a floating sum are kept for that; a shard sends one row per group
+ * unless the merge also groups by a DISTINCT aggregate's argument).
  */
 final class Aggregator {
     private static final Pattern LEADING_NUMBER =
@@ -37,7 +44,13 @@ final class Aggregator {
     /** DISTINCT aggregates: the argument's ordering, and the keys of the values seen. */
     private final ColumnOrder argumentOrder;
 
-    private final Set<Object> seenValues;
+    /** The distinct values by key, in the order first seen. */
+    private final Map<Object, Object> seenValues;
+
+    /** Floating SUM and AVG: the values added, in order, to replay onto another shard's sum. */
+    private double[] addends;
+
+    private int addendCount;
 
     private long count;
     private BigDecimal decimalSum;
@@ -64,55 +77,114 @@ final class Aggregator {
         this.countColumn = countColumn;
         this.order = ColumnOrder.of(input);
         this.argumentOrder = argument == null ? null : ColumnOrder.of(argument);
-        this.seenValues = argument == null ? null : new HashSet<>();
+        this.seenValues = argument == null ? null : new LinkedHashMap<>();
         this.floating = output.type() == MySqlType.DOUBLE || output.type() == MySqlType.FLOAT;
         this.scale = output.decimals();
     }
 
-    void add(ShardRow row) {
+    /**
+     * Adds a shard row's partial result; returns the bytes the aggregator holds more than before.
+     * A row it keeps (MIN's or MAX's best) is kept {@link ShardRow#detached}.
+     */
+    long add(ShardRow row) {
         switch (function) {
             case COUNT -> count += number(row.value(column)).longValueExact();
-            case SUM -> addSum(row.value(column));
+            case SUM -> {
+                return addSum(row.value(column), true);
+            }
             case AVG -> {
-                addSum(row.value(column));
                 Object c = row.value(countColumn);
                 count += c == null ? 0 : number(c).longValueExact();
+                return addSum(row.value(column), true);
             }
             case COUNT_DISTINCT, SUM_DISTINCT, AVG_DISTINCT -> {
                 Object v = row.value(countColumn);
-                if (v != null && seenValues.add(argumentOrder.key(v))) {
-                    count++;
-                    if (function != Function.COUNT_DISTINCT) {
-                        if (!(v instanceof Number) && !(v instanceof byte[])) {
-                            throw new MergeException(function + " of a temporal value");
-                        }
-                        addSum(v instanceof byte[] text ? leadingNumber(text) : v);
-                    }
-                }
+                return v == null ? 0 : addDistinct(argumentOrder.key(v), v);
             }
             case MIN, MAX -> {
                 Object v = row.value(column);
-                if (v != null) {
-                    int cmp = best == null ? 0 : order.compare(v, best.value(column));
-                    if (best == null || (function == Function.MIN ? cmp < 0 : cmp > 0)) {
-                        best = row;
+                if (v != null && better(v)) {
+                    long before = best == null ? 0 : best.heldBytes();
+                    best = row.detached();
+                    return best.heldBytes() - before;
+                }
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Adds the partials another shard's aggregator of the same group combined, as if that shard's
+     * rows followed the ones this one has seen; {@code other} is not used after.
+     */
+    void absorb(Aggregator other) {
+        switch (function) {
+            case COUNT -> count += other.count;
+            case SUM, AVG -> {
+                count += other.count;
+                if (floating) {
+                    for (int i = 0; i < other.addendCount; i++) {
+                        addSum(other.addends[i], false);
                     }
+                } else if (other.seen) {
+                    addSum(other.decimalSum, false);
+                }
+            }
+            case COUNT_DISTINCT, SUM_DISTINCT, AVG_DISTINCT -> other.seenValues.forEach(this::addDistinct);
+            case MIN, MAX -> {
+                if (other.best != null && better(other.best.value(column))) {
+                    best = other.best;
                 }
             }
         }
     }
 
-    private void addSum(Object v) {
+    private boolean better(Object v) {
+        if (best == null) {
+            return true;
+        }
+        int cmp = order.compare(v, best.value(column));
+        return function == Function.MIN ? cmp < 0 : cmp > 0;
+    }
+
+    private long addDistinct(Object key, Object v) {
+        if (seenValues.putIfAbsent(key, v) != null) {
+            return 0;
+        }
+        count++;
+        if (function != Function.COUNT_DISTINCT) {
+            if (!(v instanceof Number) && !(v instanceof byte[])) {
+                throw new MergeException(function + " of a temporal value");
+            }
+            addSum(v instanceof byte[] text ? leadingNumber(text) : v, false);
+        }
+        return 16 + ValueSize.of(key) + (key == v ? 0 : ValueSize.of(v));
+    }
+
+    /** Adds a non-NULL value to the sum; {@code keep} records a floating addend for {@link #absorb}. */
+    private long addSum(Object v, boolean keep) {
         if (v == null) {
-            return;
+            return 0;
         }
         seen = true;
         if (floating) {
-            doubleSum += ((Number) v).doubleValue();
-        } else {
-            BigDecimal d = number(v);
-            decimalSum = decimalSum == null ? d : decimalSum.add(d);
+            double d = ((Number) v).doubleValue();
+            doubleSum += d;
+            if (!keep) {
+                return 0;
+            }
+            long grown = 0;
+            if (addends == null || addendCount == addends.length) {
+                int before = addends == null ? 0 : addends.length;
+                addends = addends == null ? new double[1] : Arrays.copyOf(addends, before * 2);
+                grown = 8L * (addends.length - before);
+            }
+            addends[addendCount++] = d;
+            return grown;
         }
+        BigDecimal d = number(v);
+        decimalSum = decimalSum == null ? d : decimalSum.add(d);
+        return 0;
     }
 
     /** MIN and MAX relay the winning row's cell; the others are computed. */

@@ -12,16 +12,30 @@ final class GroupRow implements MergedRow {
     /** By shard column; null where the column is not an aggregate. */
     private final Aggregator[] aggregators;
 
-    /** {@code first} may be null only for the one group of an aggregate query over no rows. */
+    /**
+     * {@code first} is kept (pass a {@link ShardRow#detached} row when the shard's buffer goes away);
+     * it may be null only for the one group of an aggregate query over no rows. */
     GroupRow(ShardRow first, Aggregator[] aggregators) {
         this.first = first;
         this.aggregators = aggregators;
     }
 
-    void add(ShardRow row) {
+    /** Adds a shard row of this group; returns the bytes the group holds more than before. */
+    long add(ShardRow row) {
+        long grown = 0;
         for (Aggregator a : aggregators) {
             if (a != null) {
-                a.add(row);
+                grown += a.add(row);
+            }
+        }
+        return grown;
+    }
+
+    /** Combines the same group of a later shard into this one; {@code other} is not used after. */
+    void absorb(GroupRow other) {
+        for (int i = 0; i < aggregators.length; i++) {
+            if (aggregators[i] != null) {
+                aggregators[i].absorb(other.aggregators[i]);
             }
         }
     }

@@ -10,11 +10,10 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 
 /**
  * The result sets of several shards merged as MergeSpec says: group (combining aggregates), HAVING, DISTINCT
@@ -35,23 +34,24 @@ final class ResultSetMerge {
     /** AVG's extra digits (div_precision_increment's default). */
     private static final int AVG_PRECISION_INCREMENT = 4;
 
-    private final List<ShardResponse> shards;
     private final MergeSpec spec;
     private final boolean binary;
     private final int clientColumns;
     /** Every shard column as merged (AVG retyped), and its ordering. */
     private final ResultColumn[] columns;
 
+    /** The first shard's column definitions (aggregates read partials as the shards typed them). */
+    private final List<ResultColumn> first;
+
     private final String[] names;
     private final ColumnOrder[] orders;
     private final Comparator<MergedRow> sort;
 
-    ResultSetMerge(List<ShardResponse> shards, MergeSpec spec, boolean binary) {
-        this.shards = shards;
+    /** @param first the first shard's column definitions, which the merged ones derive from */
+    ResultSetMerge(List<ResultColumn> first, MergeSpec spec, boolean binary) {
+        this.first = first;
         this.spec = spec;
         this.binary = binary;
-        List<ResultColumn> first = shards.get(0).columns;
-        checkShapes(shards);
         int n = first.size();
         this.clientColumns = n - spec.hiddenColumns();
         if (clientColumns <= 0) {
@@ -80,8 +80,27 @@ final class ResultSetMerge {
         this.sort = keys.isEmpty() ? null : comparator(keys);
     }
 
-    /** Writes column count, definitions, rows and the terminator. */
-    void write(ResponseWriter out, long offset, long count, boolean deprecateEof, int statusFlags) {
+    /** Whether the merge folds rows into groups or distinct rows (else one row per shard suffices). */
+    static boolean folds(MergeSpec spec) {
+        return !spec.groupBy().isEmpty() || !spec.aggregates().isEmpty() || spec.distinct();
+    }
+
+    private boolean grouping() {
+        return !spec.groupBy().isEmpty() || !spec.aggregates().isEmpty();
+    }
+
+    /**
+     * Writes column count, definitions, {@code rows} after OFFSET up to the LIMIT, and the
+     * terminator with {@code warnings}.
+     */
+    void write(
+            ResponseWriter out,
+            Iterator<? extends MergedRow> rows,
+            long offset,
+            long count,
+            boolean deprecateEof,
+            int warnings,
+            int statusFlags) {
         List<ResultColumn> client = Arrays.asList(columns).subList(0, clientColumns);
         out.columnCount(clientColumns);
         for (int i = 0; i < clientColumns; i++) {
@@ -90,7 +109,6 @@ final class ResultSetMerge {
         if (!deprecateEof) {
             out.eof(0, statusFlags);
         }
-        Iterator<? extends MergedRow> rows = rows();
         for (long skip = Math.max(offset, 0); skip > 0 && rows.hasNext(); skip--) {
             rows.next();
         }
@@ -102,19 +120,33 @@ final class ResultSetMerge {
                 out.textRow(row, client);
             }
         }
-        int warnings = 0;
-        for (ShardResponse s : shards) {
-            warnings = Math.min(0xFFFF, warnings + s.warnings);
-        }
         out.terminator(deprecateEof, warnings, statusFlags);
     }
 
-    private Iterator<? extends MergedRow> rows() {
-        boolean grouping = !spec.groupBy().isEmpty() || !spec.aggregates().isEmpty();
-        if (!grouping && !spec.distinct()) {
+    /** The merged rows of whole responses, in the client's order. */
+    Iterator<? extends MergedRow> rows(List<ShardResponse> shards) {
+        if (!folds(spec)) {
             return sort == null ? new ConcatenatedRows(shards, binary) : new SortedShardRows(shards, binary, sort);
         }
-        List<MergedRow> rows = new ArrayList<>(grouping ? groups() : distinct(new ConcatenatedRows(shards, binary)));
+        GroupState state = groupState(shards.size());
+        for (Iterator<ShardRow> it = new ConcatenatedRows(shards, binary); it.hasNext(); ) {
+            state.add(it.next());
+        }
+        return rows(state);
+    }
+
+    /** An empty group state for rows of {@code shards} shards, for a merge that {@link #folds}. */
+    GroupState groupState(int shards) {
+        int[] keyColumns = grouping()
+                ? spec.groupBy().stream().mapToInt(this::column).toArray()
+                : IntStream.range(0, clientColumns).toArray();
+        return new GroupState(shards, grouping(), keyColumns, orders, this::aggregators);
+    }
+
+    /** The groups of {@code state} with HAVING and DISTINCT applied, sorted; consumes the state. */
+    Iterator<? extends MergedRow> rows(GroupState state) {
+        List<MergedRow> rows = state.rows();
+        boolean grouping = grouping();
         if (grouping && spec.having() != null) {
             HavingFilter having = new HavingFilter(spec.having(), columns, orders, clientColumns);
             rows.removeIf(r -> !having.keeps(r));
@@ -128,25 +160,6 @@ final class ResultSetMerge {
         return rows.iterator();
     }
 
-    private List<MergedRow> groups() {
-        int[] keyColumns = spec.groupBy().stream().mapToInt(this::column).toArray();
-        Map<List<Object>, GroupRow> groups = new LinkedHashMap<>();
-        for (Iterator<ShardRow> it = new ConcatenatedRows(shards, binary); it.hasNext(); ) {
-            ShardRow row = it.next();
-            Object[] key = new Object[keyColumns.length];
-            for (int i = 0; i < key.length; i++) {
-                key[i] = orders[keyColumns[i]].key(row.value(keyColumns[i]));
-            }
-            groups.computeIfAbsent(Arrays.asList(key), k -> new GroupRow(row, aggregators()))
-                    .add(row);
-        }
-        if (groups.isEmpty() && keyColumns.length == 0) {
-            // aggregates without GROUP BY return one row even over no rows: COUNT 0, the others NULL
-            return List.of(new GroupRow(null, aggregators()));
-        }
-        return new ArrayList<>(groups.values());
-    }
-
     private Aggregator[] aggregators() {
         Aggregator[] byColumn = new Aggregator[columns.length];
         for (Aggregate a : spec.aggregates()) {
@@ -156,12 +169,7 @@ final class ResultSetMerge {
                     || a.function() == MergeSpec.Function.SUM_DISTINCT
                     || a.function() == MergeSpec.Function.AVG_DISTINCT;
             byColumn[at] = new Aggregator(
-                    a.function(),
-                    at,
-                    countAt,
-                    shards.get(0).columns.get(at),
-                    columns[at],
-                    distinct ? columns[countAt] : null);
+                    a.function(), at, countAt, first.get(at), columns[at], distinct ? columns[countAt] : null);
         }
         return byColumn;
     }
@@ -229,7 +237,7 @@ final class ResultSetMerge {
         return sum.retyped(MySqlType.DOUBLE, sum.length(), decimals, flags);
     }
 
-    private static void checkShapes(List<ShardResponse> shards) {
+    static void checkShapes(List<ShardResponse> shards) {
         List<ResultColumn> first = shards.get(0).columns;
         for (ShardResponse s : shards) {
             checkShape(first, s.columns, s.shard);

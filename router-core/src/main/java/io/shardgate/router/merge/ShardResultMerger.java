@@ -17,8 +17,10 @@ import java.util.List;
  * complete response as the framed bytes the backend sent. It indexes them in one pass (an ERR
  * anywhere wins), then streams the merged rows into one output buffer: rows are never copied out
  * of the shards' buffers, cells the merge does not compute are relayed byte for byte, and what it
- * holds is one row per shard for ORDER BY, one per group for GROUP BY and one key per row for
- * DISTINCT. Values it computes (COUNT, SUM, AVG) are encoded with the protocol module's codecs in
+ * holds is one row per shard for ORDER BY and, for GROUP BY and DISTINCT, the {@link GroupState}
+ * that {@link GroupedMerge} also folds rows into as they arrive (one implementation, so both give
+ * the same bytes). Statements use it for OK responses; the other mergers' tests compare with it.
+ * Values it computes (COUNT, SUM, AVG) are encoded with the protocol module's codecs in
  * the client's protocol (text or binary).
  *
  * <p>Threading: stateless; each call works on its arguments only.
@@ -78,7 +80,13 @@ public final class ShardResultMerger {
             if (kind == ShardResponse.Kind.OK) {
                 mergeOk(writer, shards, spec, statusFlags);
             } else {
-                new ResultSetMerge(shards, spec, binary).write(writer, offset, count, deprecateEof, statusFlags);
+                ResultSetMerge.checkShapes(shards);
+                ResultSetMerge merge = new ResultSetMerge(shards.get(0).columns, spec, binary);
+                int warnings = 0;
+                for (ShardResponse s : shards) {
+                    warnings = Math.min(0xFFFF, warnings + s.warnings);
+                }
+                merge.write(writer, merge.rows(shards), offset, count, deprecateEof, warnings, statusFlags);
             }
             return out;
         } catch (RuntimeException | Error e) {

@@ -1,6 +1,7 @@
 package io.shardgate.router.merge;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.shardgate.protocol.codec.BinaryValueLength;
 import io.shardgate.protocol.codec.LengthEncoded;
 import io.shardgate.protocol.codec.MalformedPacketException;
@@ -83,6 +84,24 @@ final class ShardRow implements MergedRow {
         if (at != payload.writerIndex()) {
             throw new MergeException("shard " + (shard + 1) + " sent a binary row with more than " + n + " columns");
         }
+    }
+
+    /**
+     * This row over a heap copy of its payload (unpooled, nothing to release), for a merge that
+     * keeps it after the shard's buffer is gone: a group's first row, a MIN's or MAX's best, a
+     * DISTINCT row. Values already decoded are kept.
+     */
+    ShardRow detached() {
+        byte[] copy = new byte[payload.readableBytes()];
+        payload.getBytes(payload.readerIndex(), copy);
+        ShardRow row = new ShardRow(shard, Unpooled.wrappedBuffer(copy), columns, binary);
+        System.arraycopy(decoded, 0, row.decoded, 0, decoded.length);
+        return row;
+    }
+
+    /** The bytes a merge keeping this row is charged: its payload and its cell index. */
+    long heldBytes() {
+        return payload.readableBytes() + 8L * start.length;
     }
 
     @Override

@@ -14,8 +14,8 @@ import java.util.PriorityQueue;
  * The merge of several shards' result sets while they arrive, for statements whose merge needs no
  * more than one row per shard: a plain concatenation (rows go out in whatever order the shards
  * deliver them) or an ORDER BY (a k-way merge of the shards' sorted rows), with LIMIT/OFFSET and
- * hidden sort columns. Grouping, aggregates and DISTINCT use {@link ShardResultMerger} on whole
- * responses instead.
+ * hidden sort columns. Grouping, aggregates and DISTINCT fold rows into groups instead
+ * ({@link GroupedMerge}).
  *
  * <p>Design. The scatter feeds each shard's bytes in as they come ({@link #addAndRelease}); rows
  * queue per shard; {@link #poll} writes what can be decided now into a new buffer: the column
