@@ -162,7 +162,7 @@ public final class Shardgate implements AutoCloseable {
     }
 
     /**
-     * The result cache: purge by table, schema, rule or all, and its counters (also served by the
+     * The result cache; {@code control()} purges by table, schema, rule or all and gives its counters (also served by the
      * admin HTTP endpoint as {@code /api/cache}).
      */
     public RouterResultCache resultCache() {
@@ -273,7 +273,9 @@ public final class Shardgate implements AutoCloseable {
             int httpPort;
             try {
                 httpPort = control.startHttp(
-                        new InetSocketAddress(settings.bind(), settings.httpPort()), metrics.registry(), cache);
+                        new InetSocketAddress(settings.bind(), settings.httpPort()),
+                        metrics.registry(),
+                        cache.control());
             } catch (RuntimeException e) {
                 listener.close().syncUninterruptibly();
                 throw e;
@@ -294,7 +296,7 @@ public final class Shardgate implements AutoCloseable {
                             limit::open,
                             sessions::snapshot,
                             metrics.digests(),
-                            cache);
+                            cache.control());
                 } catch (RuntimeException e) {
                     listener.close().syncUninterruptibly();
                     throw e;

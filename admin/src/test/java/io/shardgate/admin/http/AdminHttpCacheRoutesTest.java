@@ -17,7 +17,6 @@ import io.shardgate.cache.CacheConfig;
 import io.shardgate.cache.CacheKey;
 import io.shardgate.cache.CacheMode;
 import io.shardgate.cache.CachePolicy;
-import io.shardgate.cache.CacheStats;
 import io.shardgate.cache.Lookup;
 import io.shardgate.cache.QualifiedTable;
 import io.shardgate.cache.ResultCache;
@@ -30,7 +29,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,43 +50,6 @@ class AdminHttpCacheRoutesTest {
     private final HttpClient http = HttpClient.newHttpClient();
 
     /** The router's side of the interface, here over the cache alone. */
-    private record Control(ResultCache cache) implements CacheControl {
-        @Override
-        public boolean enabled() {
-            return cache.enabled();
-        }
-
-        @Override
-        public int purgeAll() {
-            return cache.invalidateAll();
-        }
-
-        @Override
-        public int purgeSchema(String schema) {
-            return cache.invalidateSchema(schema);
-        }
-
-        @Override
-        public int purgeTable(String schema, String table) {
-            return cache.invalidateTable(QualifiedTable.of(schema, table));
-        }
-
-        @Override
-        public int purgeRule(int rule) {
-            return cache.invalidateRule(rule);
-        }
-
-        @Override
-        public CacheStats stats() {
-            return cache.stats();
-        }
-
-        @Override
-        public Map<Integer, CacheStats> statsByRule() {
-            return cache.statsByRule();
-        }
-    }
-
     @BeforeEach
     void start() throws Exception {
         zk = new ZooKeeperFixture(dir.resolve("zk"));
@@ -101,7 +62,7 @@ class AdminHttpCacheRoutesTest {
                 Ticker.systemTicker(),
                 UnpooledByteBufAllocator.DEFAULT,
                 Scheduler.disabledScheduler());
-        server = new AdminHttpServer(AdminHttpServer.loopback(0), store, metrics, new Control(cache));
+        server = new AdminHttpServer(AdminHttpServer.loopback(0), store, metrics, new ResultCacheControl(cache));
         server.start();
         without = new AdminHttpServer(
                 AdminHttpServer.loopback(0), store, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));

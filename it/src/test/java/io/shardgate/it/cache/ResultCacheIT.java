@@ -206,13 +206,13 @@ class ResultCacheIT {
     }
 
     static CacheStats stats() {
-        return router.resultCache().stats();
+        return router.resultCache().control().stats();
     }
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("clients")
     void cachedAnswersEqualTheBackendsAndHitsSkipIt(Driver driver, Mode mode) throws Exception {
-        router.resultCache().purgeAll();
+        router.resultCache().control().purgeAll();
         String sql = "SELECT id, name, price, seen FROM items WHERE id BETWEEN ? AND ? ORDER BY id";
         try (Connection proxied = proxied(driver, mode);
                 Connection direct =
@@ -296,10 +296,10 @@ class ResultCacheIT {
         try (Connection c = proxied(driver, mode);
                 Connection backend = direct(shard10)) {
             List<Runnable> purges = List.of(
-                    () -> router.resultCache().purgeTable(SCHEMA, "items"),
-                    () -> router.resultCache().purgeSchema(SCHEMA),
-                    () -> router.resultCache().purgeRule(0),
-                    () -> router.resultCache().purgeAll());
+                    () -> router.resultCache().control().purgeTable(SCHEMA, "items"),
+                    () -> router.resultCache().control().purgeSchema(SCHEMA),
+                    () -> router.resultCache().control().purgeRule(0),
+                    () -> router.resultCache().control().purgeAll());
             int n = 0;
             for (Runnable purge : purges) {
                 query(c, read, id);
@@ -367,7 +367,7 @@ class ResultCacheIT {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("clients")
     void aResultLargerThanMaxEntryBytesIsNotCached(Driver driver, Mode mode) throws Exception {
-        router.resultCache().purgeAll();
+        router.resultCache().control().purgeAll();
         String read = "SELECT id, body FROM blobs WHERE id = ?";
         try (Connection c = proxied(driver, mode);
                 Connection d =

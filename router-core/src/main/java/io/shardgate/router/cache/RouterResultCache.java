@@ -4,30 +4,30 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shardgate.admin.http.CacheControl;
+import io.shardgate.admin.http.ResultCacheControl;
 import io.shardgate.cache.CacheConfig;
 import io.shardgate.cache.CacheKey;
 import io.shardgate.cache.CacheMode;
 import io.shardgate.cache.CachePolicy;
-import io.shardgate.cache.CacheStats;
 import io.shardgate.cache.Lookup;
 import io.shardgate.cache.QualifiedTable;
 import io.shardgate.cache.ResultCache;
-import java.util.Map;
 import java.util.Set;
 
 /**
  * The router's result cache: the shared {@link ResultCache} plus what only the router knows — the
  * tables behind each statement shape ({@link StatementTables}, remembered per shape), the rule
  * version the stored results were cached under (a new version purges them: rule indexes and TTLs
- * may have changed), and the operators' purge and stats API ({@link CacheControl}).
+ * may have changed), and the operators' purge and stats API ({@link #control}).
  *
  * <p>Shared by every session; thread-safe and non-blocking.
  */
-public final class RouterResultCache implements CacheControl, AutoCloseable {
+public final class RouterResultCache implements AutoCloseable {
     /** Statement shapes whose read tables are remembered; a few hundred bytes each. */
     private static final long SHAPES = 10_000;
 
     private final ResultCache cache;
+    private final CacheControl control;
     private final Cache<Shape, Set<QualifiedTable>> readTables =
             Caffeine.newBuilder().maximumSize(SHAPES).build();
     /** The rule version of the results held; -1 before the first lookup. */
@@ -41,11 +41,7 @@ public final class RouterResultCache implements CacheControl, AutoCloseable {
 
     public RouterResultCache(ResultCache cache) {
         this.cache = cache;
-    }
-
-    @Override
-    public boolean enabled() {
-        return cache.enabled();
+        this.control = new ResultCacheControl(cache);
     }
 
     /** The cache itself, for the sessions' fills. */
@@ -89,34 +85,9 @@ public final class RouterResultCache implements CacheControl, AutoCloseable {
         }
     }
 
-    @Override
-    public int purgeAll() {
-        return cache.invalidateAll();
-    }
-
-    @Override
-    public int purgeSchema(String schema) {
-        return cache.invalidateSchema(schema);
-    }
-
-    @Override
-    public int purgeTable(String schema, String table) {
-        return cache.invalidateTable(QualifiedTable.of(schema, table));
-    }
-
-    @Override
-    public int purgeRule(int rule) {
-        return cache.invalidateRule(rule);
-    }
-
-    @Override
-    public CacheStats stats() {
-        return cache.stats();
-    }
-
-    @Override
-    public Map<Integer, CacheStats> statsByRule() {
-        return cache.statsByRule();
+    /** Purges and counters for operators (HTTP {@code /api/cache}, SQL admin). */
+    public CacheControl control() {
+        return control;
     }
 
     @Override

@@ -72,7 +72,7 @@ final class SessionCache {
 
     SessionCache(FrontendSession session, RouterResultCache cache) {
         this.session = session;
-        this.cache = cache != null && cache.enabled() ? cache : null;
+        this.cache = cache != null && cache.results().enabled() ? cache : null;
     }
 
     /** Adds the tap to the client pipeline (at its tail) when the cache is on. */
