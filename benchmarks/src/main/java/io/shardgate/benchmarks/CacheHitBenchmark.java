@@ -87,8 +87,8 @@ public class CacheHitBenchmark {
                 throw new IllegalStateException("the response of " + statements[i] + " was not stored");
             }
         }
-        if (cache.stats().entries() != IDS) {
-            throw new IllegalStateException("expected " + IDS + " stored results, have " + cache.stats());
+        if (cache.results().stats().entries() != IDS) {
+            throw new IllegalStateException("expected " + IDS + " stored results, have " + cache.results().stats());
         }
     }
 
