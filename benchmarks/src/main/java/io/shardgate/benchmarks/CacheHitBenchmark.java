@@ -88,7 +88,8 @@ public class CacheHitBenchmark {
             }
         }
         if (cache.results().stats().entries() != IDS) {
-            throw new IllegalStateException("expected " + IDS + " stored results, have " + cache.results().stats());
+            throw new IllegalStateException("expected " + IDS + " stored results, have "
+                    + cache.results().stats());
         }
     }
 
