@@ -405,7 +405,7 @@ public final class ResultCache implements AutoCloseable {
 
     private int dropIf(Predicate<CacheEntry> which) {
         int n = 0;
-        for (CacheEntry e : List.copyOf(map.values())) {
+        for (CacheEntry e : index.entries()) { // not map.values(): it hides expired, still-held entries
             if (which.test(e)) {
                 n += drop(e);
             }

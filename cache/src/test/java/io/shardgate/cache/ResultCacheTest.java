@@ -230,6 +230,29 @@ class ResultCacheTest {
     }
 
     @Test
+    void closeReleasesEntriesThatExpiredButAreNotYetSweptAway() {
+        ticker.advance(Duration.ofMillis(80)); // just past a bucket boundary (2^30 ns)
+        store(key("SELECT c FROM orders WHERE id = 1"), RULE_3, "a", ORDERS);
+        store(key("SELECT c FROM users WHERE id = 1"), RULE_3, "b", USERS);
+        // past the 100 ms TTL but inside the timer wheel's first bucket (~1.07 s): never served,
+        // still held until the wheel sweeps; close must not leave them behind (see releasesEverything)
+        ticker.advance(Duration.ofMillis(150));
+        cache.cleanUp();
+        assertThat(alloc.live()).isEqualTo(2);
+    }
+
+    @Test
+    void aPurgeAllReleasesExpiredEntriesToo() {
+        ticker.advance(Duration.ofMillis(80));
+        store(key("SELECT c FROM orders WHERE id = 1"), RULE_3, "a", ORDERS);
+        ticker.advance(Duration.ofMillis(150));
+        cache.invalidateAll();
+        assertThat(cache.stats().entries()).isZero();
+        assertThat(cache.indexedTables()).isZero();
+        assertThat(alloc.live()).isZero();
+    }
+
+    @Test
     void aWriteDropsTheResultsThatReadItsTableOnly() {
         CacheKey orders = key("SELECT c FROM orders WHERE id = 1");
         CacheKey join = key("SELECT c FROM orders JOIN users USING (uid)");
