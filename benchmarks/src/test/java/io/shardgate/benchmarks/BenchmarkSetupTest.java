@@ -112,4 +112,22 @@ class BenchmarkSetupTest {
             b.tearDown();
         }
     }
+
+    @Test
+    void multiShardMergeAnswersAsTheBufferedMergeInBothProtocols() {
+        MultiShardMergeBenchmark b = new MultiShardMergeBenchmark();
+        for (String protocol : new String[] {"text", "binary"}) {
+            b.protocol = protocol;
+            b.setUp(); // checks both merges byte for byte against ShardResultMerger
+            try {
+                long answer = b.orderBy();
+                assertThat(answer).isEqualTo(b.orderBy()).isPositive();
+                // every shard byte is moved once; the answer drops three shards' headers and terminators
+                assertThat(b.baselineCopy()).isGreaterThan(answer);
+                assertThat(b.grouped()).isPositive().isLessThan(answer);
+            } finally {
+                b.tearDown();
+            }
+        }
+    }
 }
