@@ -26,6 +26,8 @@ def main(path):
 
 
 def fmt(x):
+    if isinstance(x, str):  # JMH writes "NaN" as a string
+        x = float(x)
     if x != x:  # NaN: a single iteration has no error
         return "n/a"
     return f"{x:.3f}" if abs(x) < 10 else f"{x:.1f}" if abs(x) < 1000 else f"{x:.0f}"
