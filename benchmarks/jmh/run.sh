@@ -6,7 +6,7 @@
 # commit, the machine (CPUs, model, RAM, kernel, load average before and after), the JDK, and the
 # table (benchmarks/jmh/report.py).
 #
-#   benchmarks/jmh/run.sh                                   # all of them, ~12 min
+#   benchmarks/jmh/run.sh                                   # all of them, ~9 min (45 benchmarks x 8 s)
 #   benchmarks/jmh/run.sh 'MultiShardMerge|CacheHit'        # a subset (a JMH regex)
 #   FORKS=1 WARMUP=1 ITERATIONS=1 TIME=200ms benchmarks/jmh/run.sh Digest   # a quick check
 #

@@ -10,7 +10,7 @@
 # run's scratch directory (logs, configs, data).
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 
 DB_USER=sbtest
 DB_PASSWORD=sbtest-secret
