@@ -39,6 +39,7 @@ log=$(mktemp /tmp/shardgate-jmh-build.XXXXXX)
 rm -f "$log"
 
 stamp=$(date -u +%Y-%m-%d-%H%M)
+started=$(date -u '+%Y-%m-%d %H:%M')
 mkdir -p "$RESULTS"
 json="$RESULTS/jmh-$stamp.json"
 report="$RESULTS/jmh-$stamp.md"
@@ -55,7 +56,7 @@ cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
   echo "# JMH: ${filter:-every benchmark}"
   echo
   [ -z "$NOTE" ] || { echo "> **$NOTE**"; echo; }
-  echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M'); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "- date (UTC): $started; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "- command: \`FORKS=$FORKS WARMUP=$WARMUP ITERATIONS=$ITERATIONS TIME=$TIME${JMH_OPTS:+ JMH_OPTS='$JMH_OPTS'} benchmarks/jmh/run.sh${filter:+ '$filter'}\`"
   echo "  (runs \`java -jar benchmarks/target/benchmarks.jar ${jmh_args[*]}\`)"
   echo "- table: \`python3 benchmarks/jmh/report.py $json\`"
