@@ -155,6 +155,11 @@ final class BackendLease implements RelayTarget {
         owner.backendLost(this, reason, midPacket, nextSequenceId);
     }
 
+    @Override
+    public void queryTimedOut(String reason, boolean midPacket, int nextSequenceId) {
+        owner.queryTimedOut(this, reason, midPacket, nextSequenceId);
+    }
+
     /** The connection held right now, or null. */
     PooledConnection current() {
         return current;

@@ -495,6 +495,34 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         // else: an idle, unpinned session just borrows another connection next time
     }
 
+    @Override
+    public void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
+        if (closed) {
+            return;
+        }
+        boolean pinned = lease.pinned();
+        boolean running = busy && lease == active;
+        lease.discard();
+        log.warn("connection {}: {}", connectionId, reason);
+        ErrPacket timeout = Errors.of(ErrorCode.ER_QUERY_TIMEOUT, ErrorCode.ER_QUERY_TIMEOUT.format() + ": " + reason);
+        if (running && !midPacket && !pinned && !uploading) {
+            // nothing of the session lived on that server session: answer the statement, go on
+            inFlightEffects = StatementEffects.NONE;
+            busy = false;
+            statementEnded(true);
+            prepared.commandFinished();
+            reply(nextSequenceId, timeout);
+            leases.releaseIfFree();
+            afterStatement();
+            drain();
+        } else if (!midPacket && (running || (busy && active == null))) {
+            // its transaction, variables or locks are gone with the connection: so is the client's session
+            closeWith(frame(nextSequenceId, timeout::write));
+        } else {
+            close();
+        }
+    }
+
     private void startChangeUser(Packet packet) {
         ComChangeUser request;
         try {
