@@ -77,12 +77,15 @@ final class FaultCluster implements AutoCloseable {
 
     /**
      * The router's YAML: {@code serverKeys} are extra keys of the {@code server} section (flow
-     * style, may be empty), {@code port} its MySQL port (0: any).
+     * style, may be empty), {@code port} its MySQL port (0: any); {@code monitored} false turns
+     * health checks off (a failing server is then never shunned).
      */
-    String routerYaml(int port, String serverKeys) throws IOException {
+    String routerYaml(int port, String serverKeys, boolean monitored) throws IOException {
         Path data = Files.createDirectories(dir.resolve("router"));
-        String monitor = "monitor: {interval_millis: " + MONITOR_INTERVAL_MILLIS
-                + ", timeout_millis: 500, shun_after_failures: 2}";
+        String monitor = monitored
+                ? "monitor: {interval_millis: " + MONITOR_INTERVAL_MILLIS
+                        + ", timeout_millis: 500, shun_after_failures: 2}"
+                : "monitor: {enabled: false}";
         StringBuilder yaml = new StringBuilder()
                 .append("server: {bind: 127.0.0.1, port: ")
                 .append(port)
@@ -113,8 +116,8 @@ final class FaultCluster implements AutoCloseable {
     }
 
     /** Starts the in-process router. */
-    Shardgate startRouter(String serverKeys) throws IOException {
-        router = Shardgate.start(RouterConfig.parse(routerYaml(0, serverKeys)));
+    Shardgate startRouter(String serverKeys, boolean monitored) throws IOException {
+        router = Shardgate.start(RouterConfig.parse(routerYaml(0, serverKeys, monitored)));
         return router;
     }
 
@@ -125,6 +128,16 @@ final class FaultCluster implements AutoCloseable {
                     Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE IF NOT EXISTS items (id BIGINT PRIMARY KEY, qty INT NOT NULL, "
                         + "note VARCHAR(200)) ENGINE=InnoDB");
+            }
+        }
+    }
+
+    /** Runs {@code sql} on the shard directly. */
+    void onShard(int hostgroup, String... sql) throws SQLException {
+        try (Connection c = direct(hostgroup);
+                Statement s = c.createStatement()) {
+            for (String statement : sql) {
+                s.execute(statement);
             }
         }
     }

@@ -45,7 +45,7 @@ class ShardKillIT {
                     }
                 }
             }
-            Shardgate router = cluster.startRouter("");
+            Shardgate router = cluster.startRouter("", true);
             String shard20 = cluster.shard(20).address();
 
             long killedAt;
