@@ -384,6 +384,11 @@ final class BackendLease implements RelayTarget {
         current.channel().writeAndFlush(PacketWriter.frame(current.channel().alloc(), 0, 64, step));
     }
 
+    /** True while a command of the router's own (alignment, BEGIN, a merge's query) awaits its response. */
+    boolean internalPending() {
+        return internal != null;
+    }
+
     /** Routes an internal command's response; true if it was one of the lease's. */
     boolean onInternalResponse(ByteBuf response, boolean error) {
         if (internal == null) {
