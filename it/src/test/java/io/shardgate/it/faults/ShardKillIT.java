@@ -4,6 +4,7 @@ import static io.shardgate.it.faults.FaultCluster.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardgate.router.Shardgate;
+import io.shardgate.router.pool.PoolStats;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -122,6 +123,23 @@ class ShardKillIT {
                         load.ok(20),
                         (recoveredAt - restartedAt) / 1_000_000);
 
+                // no connection leaked: every pool's connections are idle again and exist on their server
+                for (int hostgroup : new int[] {10, 20}) {
+                    String address = cluster.shard(hostgroup).address();
+                    eventually("pool of " + address + " matches its server", Duration.ofSeconds(15), () -> {
+                        PoolStats pool = router.allPoolStats().stream()
+                                .filter(p -> p.pool().contains(address))
+                                .findFirst()
+                                .orElseThrow();
+                        int onServer = routerConnectionsOn(cluster, hostgroup);
+                        // the monitor's check may hold one more for a moment
+                        return pool.open() == pool.idle()
+                                && pool.waiting() == 0
+                                && onServer >= pool.open()
+                                && onServer <= pool.open() + 1;
+                    });
+                }
+
                 // every acknowledged increment is in its shard; the live shard lost and gained nothing
                 for (int hostgroup : new int[] {10, 20}) {
                     try (Connection c = cluster.direct(hostgroup);
@@ -141,6 +159,19 @@ class ShardKillIT {
                     }
                 }
             }
+        }
+    }
+
+    /** Connections of the router's backend user on the shard, other than the one asking. */
+    private static int routerConnectionsOn(FaultCluster cluster, int hostgroup) {
+        try (Connection c = cluster.direct(hostgroup);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '"
+                        + FaultCluster.BACKEND_USER + "' AND ID <> CONNECTION_ID()")) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
         }
     }
 
