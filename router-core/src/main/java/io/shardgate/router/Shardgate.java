@@ -208,8 +208,8 @@ public final class Shardgate implements AutoCloseable {
         EventLoopGroup workers = transport.newGroup(settings.ioThreads(), "sg-io");
         Hostgroups hostgroups = null;
         try {
-            BackendConnector connector =
-                    new BackendConnector(transport.clientChannel(), settings.connectTimeoutMillis());
+            BackendConnector connector = new BackendConnector(
+                    transport.clientChannel(), settings.connectTimeoutMillis(), settings.queryTimeoutMillis());
             HostgroupConfig hostgroup = effective.defaultHostgroup();
             HandshakeV10 backend = probeBackend(connector, workers, hostgroup);
             String announced = settings.serverVersion() != null

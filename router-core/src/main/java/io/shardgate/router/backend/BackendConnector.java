@@ -47,10 +47,27 @@ public final class BackendConnector {
 
     private final Class<? extends SocketChannel> channelClass;
     private final int connectTimeoutMillis;
+    private final int queryTimeoutMillis;
 
+    /** A connector whose connections have no query timeout. */
     public BackendConnector(Class<? extends SocketChannel> channelClass, int connectTimeoutMillis) {
+        this(channelClass, connectTimeoutMillis, 0);
+    }
+
+    /**
+     * @param queryTimeoutMillis longest a backend may stay silent while a response is outstanding
+     *     ({@code server.query_timeout_millis}); 0 for no limit
+     */
+    public BackendConnector(
+            Class<? extends SocketChannel> channelClass, int connectTimeoutMillis, int queryTimeoutMillis) {
         this.channelClass = channelClass;
         this.connectTimeoutMillis = connectTimeoutMillis;
+        this.queryTimeoutMillis = queryTimeoutMillis;
+    }
+
+    /** How long a backend may stay silent while a response is outstanding; 0 for no limit. */
+    public int queryTimeoutMillis() {
+        return queryTimeoutMillis;
     }
 
     /**

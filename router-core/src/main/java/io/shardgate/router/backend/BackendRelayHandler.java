@@ -5,8 +5,10 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.shardgate.protocol.codec.ResponseScanner;
 import io.shardgate.protocol.codec.UnexpectedResponseException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +20,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Sequence ids are left as the server sent them: the client's command started at 0 and so
  * did the copy the backend received. Runs on the session's event loop.
+ *
+ * <p>Query timeout: while a response is outstanding, a backend that sends nothing for {@code
+ * server.query_timeout_millis} (a stopped, hung or unreachable server, which TCP alone never
+ * reports) is closed and the target hears {@link RelayTarget#queryTimedOut}. One timer per busy
+ * connection ticks at a quarter of the timeout and counts silent ticks, rather than a timer per
+ * statement or a clock read per socket read: the hot path only clears a counter.
  */
 public final class BackendRelayHandler extends ChannelInboundHandlerAdapter implements ResponseScanner.Listener {
     private static final Logger log = LoggerFactory.getLogger(BackendRelayHandler.class);
@@ -47,10 +55,33 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     /** The last frame relayed is 0xFFFFFF bytes long: its packet goes on in the next frame. */
     private boolean continued;
 
+    /** {@code server.query_timeout_millis}; 0: no limit. */
+    private final int queryTimeoutMillis;
+
+    private ChannelHandlerContext ctx;
+    /** The silence check while a response is outstanding, or null. */
+    private ScheduledFuture<?> silenceCheck;
+    /** Checks since the backend last sent anything (or a response was last expected). */
+    private int silentTicks;
+    /** The server waits for the client's LOCAL INFILE data: its silence is the client's. */
+    private boolean awaitingUpload;
+
+    /** A relay without a query timeout. */
     public BackendRelayHandler(RelayTarget target, boolean deprecateEof, String label) {
+        this(target, deprecateEof, label, 0);
+    }
+
+    /** A relay that gives up on a backend silent for {@code queryTimeoutMillis} (0: never) mid-response. */
+    public BackendRelayHandler(RelayTarget target, boolean deprecateEof, String label, int queryTimeoutMillis) {
         this.target = target;
         this.scanner = new ResponseScanner(deprecateEof, this);
         this.label = label;
+        this.queryTimeoutMillis = queryTimeoutMillis;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
     }
 
     ResponseScanner scanner() {
@@ -69,6 +100,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
             nextSequenceId = 1; // a response starts right after the client's command (sequence 0)
         }
         scanner.expect(response);
+        watchSilence();
     }
 
     /** Server status flags of the backend's last OK or EOF. */
@@ -96,6 +128,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         internal = backend.alloc().buffer(64);
         streaming = false;
         scanner.expect(response);
+        watchSilence();
     }
 
     /**
@@ -108,6 +141,42 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         internal = Unpooled.EMPTY_BUFFER;
         streaming = true;
         scanner.expect(response);
+        watchSilence();
+    }
+
+    /** A response is now outstanding: (re)starts counting the backend's silence. */
+    private void watchSilence() {
+        silentTicks = 0;
+        if (queryTimeoutMillis > 0 && silenceCheck == null && ctx != null && !closing) {
+            silenceCheck = ctx.executor().schedule(this::checkSilence, tick(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private long tick() {
+        return Math.max(1, queryTimeoutMillis / 4);
+    }
+
+    private void checkSilence() {
+        silenceCheck = null;
+        if (closing || idle()) {
+            return; // nothing outstanding: the next expect() starts a new check
+        }
+        if (awaitingUpload || !ctx.channel().config().isAutoRead()) {
+            // the wait is the client's (an upload, or a slow reader holding back our reads)
+            silentTicks = 0;
+        } else if (++silentTicks >= 4) {
+            log.warn("backend {}: no response for {} ms; closing it", label, queryTimeoutMillis);
+            closing = true;
+            release();
+            ctx.close();
+            target.queryTimedOut(
+                    "backend " + label + " sent nothing for " + queryTimeoutMillis
+                            + " ms (server.query_timeout_millis)",
+                    midPacket,
+                    nextSequenceId);
+            return;
+        }
+        silenceCheck = ctx.executor().schedule(this::checkSilence, tick(), TimeUnit.MILLISECONDS);
     }
 
     /** True when no response is outstanding. */
@@ -118,6 +187,8 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
+        silentTicks = 0;
+        awaitingUpload = false;
         if (held != null) {
             ByteBuf joined = ctx.alloc().buffer(held.readableBytes() + in.readableBytes());
             joined.writeBytes(held).writeBytes(in);
@@ -196,6 +267,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
 
     @Override
     public void localInfileRequested() {
+        awaitingUpload = true;
         target.localInfileRequested();
     }
 
@@ -250,6 +322,10 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     }
 
     private void release() {
+        if (silenceCheck != null) {
+            silenceCheck.cancel(false);
+            silenceCheck = null;
+        }
         if (held != null) {
             held.release();
             held = null;

@@ -38,4 +38,12 @@ public interface RelayTarget {
      * client's sequence.
      */
     void backendLost(String reason, boolean midPacket, int nextSequenceId);
+
+    /**
+     * The backend sent nothing for the query timeout while a response was outstanding; the relay
+     * has closed it. Arguments as for {@link #backendLost}; by default handled like a loss.
+     */
+    default void queryTimedOut(String reason, boolean midPacket, int nextSequenceId) {
+        backendLost(reason, midPacket, nextSequenceId);
+    }
 }

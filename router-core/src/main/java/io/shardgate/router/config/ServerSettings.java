@@ -28,6 +28,9 @@ import java.util.Set;
  * @param maxMergeBytes most bytes one multi-shard statement's merge may hold (rows waiting to be
  *     merged; whole results for GROUP BY, aggregates and DISTINCT); beyond it the statement fails
  *     with ER_OUT_OF_RESOURCES
+ * @param queryTimeoutMillis longest a backend may stay silent while a statement's response is
+ *     outstanding; then the statement fails with ER_QUERY_TIMEOUT and its backend connection is
+ *     closed (a stopped or unreachable server must not hold a client forever); 0 turns it off
  */
 public record ServerSettings(
         String bind,
@@ -44,7 +47,8 @@ public record ServerSettings(
         Integer ioThreads,
         TlsConfig tls,
         Integer nodeId,
-        Long maxMergeBytes) {
+        Long maxMergeBytes,
+        Integer queryTimeoutMillis) {
 
     static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
 
@@ -63,11 +67,12 @@ public record ServerSettings(
         tls = tls == null ? TlsConfig.defaults() : tls;
         nodeId = nodeId == null ? 0 : nodeId;
         maxMergeBytes = maxMergeBytes == null ? 256L * 1024 * 1024 : maxMergeBytes;
+        queryTimeoutMillis = queryTimeoutMillis == null ? 3_600_000 : queryTimeoutMillis;
     }
 
     static ServerSettings defaults() {
         return new ServerSettings(
-                null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     List<String> validate() {
@@ -87,6 +92,9 @@ public record ServerSettings(
         }
         if (connectTimeoutMillis < 1 || handshakeTimeoutMillis < 1) {
             problems.add("server.connect_timeout_millis and handshake_timeout_millis must be positive");
+        }
+        if (queryTimeoutMillis < 0) {
+            problems.add("server.query_timeout_millis must be 0 (no limit) or positive, was " + queryTimeoutMillis);
         }
         if (maxMergeBytes < 64 * 1024) {
             problems.add("server.max_merge_bytes must be at least 65536 bytes, was " + maxMergeBytes);

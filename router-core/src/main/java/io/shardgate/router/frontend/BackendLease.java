@@ -155,6 +155,11 @@ final class BackendLease implements RelayTarget {
         owner.backendLost(this, reason, midPacket, nextSequenceId);
     }
 
+    @Override
+    public void queryTimedOut(String reason, boolean midPacket, int nextSequenceId) {
+        owner.queryTimedOut(this, reason, midPacket, nextSequenceId);
+    }
+
     /** The connection held right now, or null. */
     PooledConnection current() {
         return current;
@@ -377,6 +382,11 @@ final class BackendLease implements RelayTarget {
         };
         current.relay().expectInternal(Response.SINGLE, current.channel());
         current.channel().writeAndFlush(PacketWriter.frame(current.channel().alloc(), 0, 64, step));
+    }
+
+    /** True while a command of the router's own (alignment, BEGIN, a merge's query) awaits its response. */
+    boolean internalPending() {
+        return internal != null;
     }
 
     /** Routes an internal command's response; true if it was one of the lease's. */

@@ -482,17 +482,59 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
         boolean pinned = lease.pinned();
         boolean running = busy && (lease == active || active == null);
+        boolean relayed = running && lease == active && !lease.internalPending() && !uploading;
         lease.discard();
-        if (running && !midPacket) {
+        if (running || pinned) {
             log.warn("connection {}: {}", connectionId, reason);
-            ErrPacket lost = new ErrPacket(2013, "08S01", "Lost connection to backend during query: " + reason);
+        }
+        ErrPacket lost = new ErrPacket(2013, "08S01", "Lost connection to backend during query: " + reason);
+        if (relayed && !midPacket && !pinned) {
+            // the client's own statement, and nothing of the session lived on that server session:
+            // answer it, go on
+            answerInFlight(nextSequenceId, lost);
+        } else if (running && !midPacket) {
             closeWith(frame(nextSequenceId, lost::write));
         } else if (running || pinned) {
             // its server session (transaction, variables, locks) is gone: so must the client's be
-            log.warn("connection {}: {}", connectionId, reason);
             close();
         }
         // else: an idle, unpinned session just borrows another connection next time
+    }
+
+    @Override
+    public void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
+        if (closed) {
+            return;
+        }
+        boolean pinned = lease.pinned();
+        boolean running = busy && lease == active;
+        boolean relayed = running && !lease.internalPending() && !uploading;
+        lease.discard();
+        log.warn("connection {}: {}", connectionId, reason);
+        ErrPacket timeout = Errors.of(ErrorCode.ER_QUERY_TIMEOUT, ErrorCode.ER_QUERY_TIMEOUT.format() + ": " + reason);
+        if (relayed && !midPacket && !pinned) {
+            answerInFlight(nextSequenceId, timeout);
+        } else if (!midPacket && (running || (busy && active == null))) {
+            // its transaction, variables or locks are gone with the connection: so is the client's session
+            closeWith(frame(nextSequenceId, timeout::write));
+        } else {
+            close();
+        }
+    }
+
+    /**
+     * Ends the statement in flight with {@code error} (sequence {@code sequenceId}, after what its
+     * backend relayed) when its backend connection is gone but held nothing of the session.
+     */
+    private void answerInFlight(int sequenceId, ErrPacket error) {
+        inFlightEffects = StatementEffects.NONE;
+        busy = false;
+        statementEnded(true);
+        prepared.commandFinished();
+        reply(sequenceId, error);
+        leases.releaseIfFree();
+        afterStatement();
+        drain();
     }
 
     private void startChangeUser(Packet packet) {

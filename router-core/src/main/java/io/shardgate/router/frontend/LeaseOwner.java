@@ -23,4 +23,7 @@ interface LeaseOwner {
 
     /** The lease's connection closed or failed (see {@code RelayTarget#backendLost}). */
     void backendLost(BackendLease lease, String reason, boolean midPacket, int nextSequenceId);
+
+    /** The lease's backend stayed silent past the query timeout and was closed (see {@code RelayTarget#queryTimedOut}). */
+    void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId);
 }

@@ -206,8 +206,13 @@ public final class PoolPartition {
                 return;
             }
             boolean deprecateEof = (connection.capabilities().flags() & CLIENT_DEPRECATE_EOF) != 0;
-            PooledConnection c =
-                    new PooledConnection(connection, deprecateEof, this, kind, SessionVariables.initial(kind.schema()));
+            PooledConnection c = new PooledConnection(
+                    connection,
+                    deprecateEof,
+                    pool.connector().queryTimeoutMillis(),
+                    this,
+                    kind,
+                    SessionVariables.initial(kind.schema()));
             all.add(c);
             if (!promise.trySuccess(c)) {
                 release(c); // the borrower gave up meanwhile

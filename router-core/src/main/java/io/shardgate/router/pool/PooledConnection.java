@@ -32,6 +32,7 @@ public final class PooledConnection implements RelayTarget {
     PooledConnection(
             BackendConnection connection,
             boolean deprecateEof,
+            int queryTimeoutMillis,
             PoolPartition partition,
             ConnectionKind kind,
             SessionVariables state) {
@@ -40,7 +41,7 @@ public final class PooledConnection implements RelayTarget {
         this.kind = kind;
         this.state = state;
         this.createdNanos = System.nanoTime();
-        this.relay = new BackendRelayHandler(this, deprecateEof, connection.label());
+        this.relay = new BackendRelayHandler(this, deprecateEof, connection.label(), queryTimeoutMillis);
         // commands go out as Packets (client commands keep their sequence ids), responses come back raw
         connection.channel().pipeline().addFirst("encoder", new PacketFrameEncoder());
         connection.attach(relay);

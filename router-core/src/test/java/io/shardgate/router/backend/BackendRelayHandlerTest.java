@@ -137,7 +137,7 @@ class BackendRelayHandlerTest {
         }
     }
 
-    sealed interface Event permits Completed, Internal, Infile, Lost {}
+    sealed interface Event permits Completed, Internal, Infile, Lost, TimedOut {}
 
     /** {@code written}: bytes the relay had written to the client when the call came. */
     record Completed(int count, int status, boolean error, long written) implements Event {}
@@ -147,6 +147,8 @@ class BackendRelayHandlerTest {
     record Infile(long written) implements Event {}
 
     record Lost(String reason, boolean midPacket, int nextSequenceId, long written) implements Event {}
+
+    record TimedOut(String reason, boolean midPacket, int nextSequenceId) implements Event {}
 
     /** The frontend's side: a client channel that counts what is written to it, and every call. */
     final class Target implements RelayTarget {
@@ -193,6 +195,11 @@ class BackendRelayHandlerTest {
             events.add(new Lost(reason, midPacket, nextSequenceId, written));
         }
 
+        @Override
+        public void queryTimedOut(String reason, boolean midPacket, int nextSequenceId) {
+            events.add(new TimedOut(reason, midPacket, nextSequenceId));
+        }
+
         /** Everything flushed to the client so far, its buffers released. */
         byte[] received() {
             ByteBuf all = alloc.heapBuffer();
@@ -229,8 +236,12 @@ class BackendRelayHandlerTest {
     private EmbeddedChannel backend;
 
     private void open(boolean deprecateEof) {
+        open(deprecateEof, 0);
+    }
+
+    private void open(boolean deprecateEof, int queryTimeoutMillis) {
         target = new Target();
-        handler = new BackendRelayHandler(target, deprecateEof, "hg20");
+        handler = new BackendRelayHandler(target, deprecateEof, "hg20", queryTimeoutMillis);
         backend = new EmbeddedChannel();
         backend.config().setAllocator(alloc);
         handler.scanner().statusFlags(BEFORE);
@@ -488,6 +499,69 @@ class BackendRelayHandlerTest {
         read(bytes, 0, 30);
         backend.close();
         assertThat(target.events).singleElement().isInstanceOf(Lost.class);
+        finish();
+    }
+
+    // ---- the backend goes silent (server.query_timeout_millis) ----
+
+    /** Lets {@code millis} pass in steps, as a running event loop would run each timer on time. */
+    private void advance(long millis) {
+        for (long step = 0; step < millis; step++) {
+            backend.advanceTimeBy(1, java.util.concurrent.TimeUnit.MILLISECONDS);
+            backend.runScheduledPendingTasks();
+        }
+    }
+
+    @Test
+    void closesABackendSilentForTheQueryTimeoutWhileAResponseIsOutstanding() {
+        byte[] bytes = fixture("text-rows-nulls", true);
+        int firstPacket = frames(bytes).get(0).end();
+        open(true, 1000);
+        backend.freezeTime();
+        handler.expect(Response.RESULT_SET);
+        read(bytes, 0, firstPacket);
+        advance(999);
+        assertThat(target.events).isEmpty();
+        assertThat(backend.isOpen()).isTrue();
+        advance(1);
+        assertThat(target.events)
+                .containsExactly(
+                        new TimedOut("backend hg20 sent nothing for 1000 ms (server.query_timeout_millis)", false, 2));
+        assertThat(backend.isOpen()).isFalse();
+        assertThat(target.received()).hasSize(firstPacket);
+        finish();
+    }
+
+    @Test
+    void aBackendThatKeepsSendingOrHasNothingOutstandingNeverTimesOut() {
+        byte[] bytes = fixture("text-rows-nulls", true);
+        open(true, 1000);
+        backend.freezeTime();
+        handler.expect(Response.RESULT_SET);
+        for (int at = 0; at < bytes.length; at++) {
+            advance(600); // a slow result: never silent for the whole timeout
+            read(bytes, at, at + 1);
+        }
+        advance(10_000); // idle (in the pool, or between statements): nothing to wait for
+        assertThat(target.events).singleElement().isInstanceOf(Completed.class);
+        assertThat(backend.isOpen()).isTrue();
+        assertThat(target.received()).isEqualTo(bytes);
+        finish();
+    }
+
+    @Test
+    void aClientThatHoldsBackTheBackendsReadsIsNotTheBackendsSilence() {
+        byte[] bytes = fixture("text-rows-nulls", true);
+        open(true, 1000);
+        backend.freezeTime();
+        handler.expect(Response.RESULT_SET);
+        backend.config().setAutoRead(false); // backpressure from a slow client
+        advance(5000);
+        assertThat(target.events).isEmpty();
+        backend.config().setAutoRead(true);
+        read(bytes, 0, bytes.length);
+        assertThat(target.events).singleElement().isInstanceOf(Completed.class);
+        assertThat(target.received()).isEqualTo(bytes);
         finish();
     }
 
