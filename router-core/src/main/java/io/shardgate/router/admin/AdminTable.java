@@ -12,7 +12,7 @@ import java.util.Set;
  */
 enum AdminTable {
     HOSTGROUPS(ConfigDocuments.HOSTGROUPS, List.of("id", "writer", "readers", "user", "password", "pool")),
-    USERS(ConfigDocuments.USERS, List.of("name", "password_hash", "default_schema")),
+    USERS(ConfigDocuments.USERS, List.of("name", "password_hash", "default_schema", "require_tls")),
     SCHEMAS(ConfigDocuments.SCHEMAS, List.of("name", "default_hostgroup", "tables", "binding_groups")),
     QUERY_RULES(
             ConfigDocuments.QUERY_RULES,
@@ -32,7 +32,7 @@ enum AdminTable {
     /** Columns whose values are lists or maps: given and shown as JSON (YAML flow style accepted). */
     static final Set<String> STRUCTURED = Set.of("readers", "pool", "tables", "binding_groups", "hostgroups", "ranges");
     /** Columns holding true/false (0/1 accepted). */
-    static final Set<String> BOOLEAN = Set.of("multiplex", "apply");
+    static final Set<String> BOOLEAN = Set.of("multiplex", "apply", "require_tls");
     /** The position of a query rule (1 = evaluated first); not stored, it is the order of the list. */
     static final String RULE_ID = "rule_id";
 
