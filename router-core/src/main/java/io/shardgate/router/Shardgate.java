@@ -420,7 +420,8 @@ public final class Shardgate implements AutoCloseable {
                 null,
                 Collations.UTF8MB4_GENERAL_CI,
                 BackendConnector.BASE_CAPABILITIES,
-                0);
+                0,
+                hostgroup.tlsSettings());
         Future<BackendConnection> probe = connector.connect(loops.next(), hostgroup.writerAddress(), login);
         probe.awaitUninterruptibly();
         if (probe.isSuccess()) {

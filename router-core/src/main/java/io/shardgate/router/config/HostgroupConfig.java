@@ -1,5 +1,6 @@
 package io.shardgate.router.config;
 
+import io.shardgate.router.tls.BackendTlsSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -20,6 +21,7 @@ import java.util.Objects;
  *     writer this long, so a read right after a write sees it (default 1000)
  * @param maxReplicationLag seconds a reader may lag behind its primary and still serve reads
  *     (0, the default: lag is not checked); a reader whose replication is stopped counts as over
+ * @param tls TLS to the hostgroup's servers (default: none)
  */
 public record HostgroupConfig(
         int id,
@@ -30,7 +32,8 @@ public record HostgroupConfig(
         PoolSettings pool,
         MonitorSettings monitor,
         Integer readYourWritesMillis,
-        Integer maxReplicationLag) {
+        Integer maxReplicationLag,
+        BackendTlsConfig tls) {
     public HostgroupConfig {
         readers = readers == null ? List.of() : List.copyOf(readers);
         password = password == null ? "" : password;
@@ -38,6 +41,11 @@ public record HostgroupConfig(
         monitor = monitor == null ? MonitorSettings.defaults() : monitor;
         readYourWritesMillis = readYourWritesMillis == null ? 1000 : readYourWritesMillis;
         maxReplicationLag = maxReplicationLag == null ? 0 : maxReplicationLag;
+    }
+
+    /** The backend TLS settings (disabled when the section is absent); the hostgroup must be valid. */
+    public BackendTlsSettings tlsSettings() {
+        return tls == null ? BackendTlsSettings.DISABLED : tls.toSettings();
     }
 
     List<String> validate() {
@@ -68,6 +76,9 @@ public record HostgroupConfig(
         }
         problems.addAll(pool.validate(at));
         problems.addAll(monitor.validate(at));
+        if (tls != null) {
+            problems.addAll(tls.validate(at));
+        }
         return problems;
     }
 

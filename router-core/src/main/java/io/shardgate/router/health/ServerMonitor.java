@@ -98,7 +98,8 @@ public final class ServerMonitor implements AutoCloseable {
                 null,
                 Collations.UTF8MB4_GENERAL_CI,
                 BackendConnector.BASE_CAPABILITIES,
-                0);
+                0,
+                hostgroup.config().tlsSettings());
         Future<BackendConnection> connect = connector.connect(loop, server.address(), login);
         int timeout = hostgroup.config().monitor().timeoutMillis();
         ScheduledFuture<?> deadline = loop.schedule(
