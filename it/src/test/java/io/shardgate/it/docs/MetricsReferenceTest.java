@@ -101,6 +101,7 @@ class MetricsReferenceTest {
                     new MonitorSettings(false, null, null, null),
                     null,
                     null,
+                    null,
                     null);
             CacheConfig enabled = new CacheConfig(
                     true,

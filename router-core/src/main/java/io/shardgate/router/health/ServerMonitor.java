@@ -94,7 +94,7 @@ public final class ServerMonitor implements AutoCloseable {
         Promise<CheckResult> result = loop.newPromise();
         BackendLogin login = new BackendLogin(
                 hostgroup.config().user(),
-                hostgroup.config().password(),
+                hostgroup.backendPassword(),
                 null,
                 Collations.UTF8MB4_GENERAL_CI,
                 BackendConnector.BASE_CAPABILITIES,
