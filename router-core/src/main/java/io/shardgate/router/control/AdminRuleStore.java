@@ -23,17 +23,22 @@ final class AdminRuleStore implements RuleStore {
 
     @Override
     public Optional<ConfigVersion> current() {
-        return store.current().map(v -> new ConfigVersion(v.number(), BackendPasswordMask.hide(v.documents())));
+        return store.current().map(AdminRuleStore::shown);
     }
 
+    /** Publishes; the version returned is shown as {@link #current()} shows it. */
     @Override
     public ConfigVersion publish(long basedOn, ConfigDocuments documents) {
-        return store.publish(basedOn, forStore(documents));
+        return shown(store.publish(basedOn, forStore(documents)));
     }
 
     @Override
     public ConfigVersion publish(ConfigDocuments documents) {
-        return store.publish(forStore(documents));
+        return shown(store.publish(forStore(documents)));
+    }
+
+    private static ConfigVersion shown(ConfigVersion version) {
+        return new ConfigVersion(version.number(), BackendPasswordMask.hide(version.documents()));
     }
 
     private ConfigDocuments forStore(ConfigDocuments documents) {
