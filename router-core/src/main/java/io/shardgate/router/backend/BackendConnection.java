@@ -2,6 +2,7 @@ package io.shardgate.router.backend;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.HandshakeV10;
 
@@ -44,7 +45,7 @@ public final class BackendConnection {
      * Adds {@code handler} nearest the socket among the handlers that see plaintext: right behind
      * the TLS handler of an encrypted connection, first otherwise.
      */
-    public void addNearestSocket(String name, io.netty.channel.ChannelHandler handler) {
+    public void addNearestSocket(String name, ChannelHandler handler) {
         if (channel.pipeline().get(TLS) != null) {
             channel.pipeline().addAfter(TLS, name, handler);
         } else {

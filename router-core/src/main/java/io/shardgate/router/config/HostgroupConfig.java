@@ -148,6 +148,16 @@ public record HostgroupConfig(
                 id, writer, readers, user, secret, pool, monitor, readYourWritesMillis, maxReplicationLag, tls, null);
     }
 
+    /** Like the record's own, with a literal password masked: a resolved one must never reach a log. */
+    @Override
+    public String toString() {
+        return "HostgroupConfig[id=" + id + ", writer=" + writer + ", readers=" + readers + ", user=" + user
+                + ", password=" + (password == null || password.isEmpty() ? password : "<hidden>")
+                + ", passwordFile=" + passwordFile + ", pool=" + pool + ", monitor=" + monitor
+                + ", readYourWritesMillis=" + readYourWritesMillis + ", maxReplicationLag=" + maxReplicationLag
+                + ", tls=" + tls + "]";
+    }
+
     /** The writer's address. */
     public BackendAddress writerAddress() {
         return BackendAddress.parse(Objects.requireNonNull(writer));

@@ -3,6 +3,7 @@ package io.shardgate.router.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shardgate.router.tls.BackendTlsMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -83,6 +84,9 @@ class HostgroupConfigTest {
                 hostgroup("  - {id: 10, writer: \"db1:3306\", user: sg, password_file: \"" + file + "\"}\n");
         assertThat(h.password()).isNull();
         assertThat(h.withResolvedPassword().password()).isEqualTo("from-a-file");
+        assertThat(h.withResolvedPassword().toString())
+                .doesNotContain("from-a-file")
+                .contains("password=<hidden>");
     }
 
     @Test
@@ -115,6 +119,6 @@ class HostgroupConfigTest {
         assertThat(hostgroup("  - {id: 10, writer: \"db1:3306\", user: sg, tls: {mode: VERIFY_CA, ca: ca.pem}}\n")
                         .tlsSettings()
                         .mode())
-                .isEqualTo(io.shardgate.router.tls.BackendTlsMode.VERIFY_CA);
+                .isEqualTo(BackendTlsMode.VERIFY_CA);
     }
 }
