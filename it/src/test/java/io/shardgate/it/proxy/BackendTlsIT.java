@@ -56,7 +56,7 @@ class BackendTlsIT {
             // v3 certificates with the usual extensions: TLS libraries refuse bare v1 leaf certificates
             Files.writeString(
                     dir.resolve("server.ext"),
-                    "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n");
+                    "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost\n");
             Files.writeString(dir.resolve("client.ext"), "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n");
             openssl(
                     dir,
@@ -162,7 +162,8 @@ class BackendTlsIT {
         try (Connection c = Driver.MARIADB.connect(
                         tlsServer.port(), null, "root", tlsServer.rootPassword(), Map.of("sslMode", "disable"));
                 Statement s = c.createStatement()) {
-            for (String db : List.of("verified_ca", "wrong_ca", "ssl_account", "ssl_account_plain", "x509_account")) {
+            for (String db : List.of(
+                    "verified_ca", "wrong_name", "wrong_ca", "ssl_account", "ssl_account_plain", "x509_account")) {
                 s.execute("CREATE DATABASE IF NOT EXISTS " + db);
             }
             s.execute("CREATE USER '" + SSL_ACCOUNT + "'@'%' IDENTIFIED BY '" + SSL_ACCOUNT_PASSWORD + "' REQUIRE SSL");
@@ -185,7 +186,13 @@ class BackendTlsIT {
                 "users:",
                 "  - {name: " + ProxyCluster.APP_USER + ", password: " + ProxyCluster.APP_PASSWORD + "}",
                 "hostgroups:",
-                hostgroup(10, tlsAt, backend, "{mode: verify_identity, ca: \"" + certs.ca() + "\"}"),
+                // the server's certificate names localhost only, not 127.0.0.1
+                hostgroup(
+                        10,
+                        "localhost:" + tlsServer.port(),
+                        backend,
+                        "{mode: verify_identity, ca: \"" + certs.ca() + "\"}"),
+                hostgroup(12, tlsAt, backend, "{mode: verify_identity, ca: \"" + certs.ca() + "\"}"),
                 hostgroup(15, tlsAt, backend, "{mode: verify_ca, ca: \"" + certs.ca() + "\"}"),
                 hostgroup(20, tlsAt, backend, "{mode: verify_ca, ca: \"" + certs.otherCa() + "\"}"),
                 hostgroup(30, plainAt, backend, "{mode: required}"),
@@ -203,6 +210,7 @@ class BackendTlsIT {
                 "schemas:",
                 "  - {name: shop, default_hostgroup: 10}",
                 "  - {name: verified_ca, default_hostgroup: 15}",
+                "  - {name: wrong_name, default_hostgroup: 12}",
                 "  - {name: wrong_ca, default_hostgroup: 20}",
                 "  - {name: plain_required, default_hostgroup: 30}",
                 "  - {name: plain_preferred, default_hostgroup: 35}",
@@ -288,6 +296,16 @@ class BackendTlsIT {
         try (Connection c = connect("verified_ca")) {
             assertThat(backendTls(c).get(0)).isNotBlank();
         }
+    }
+
+    @Test
+    void verifyIdentityRefusesACertificateForAnotherName() {
+        SQLException e = loginFailure("wrong_name");
+        assertThat(e.getMessage())
+                .contains("TLS handshake with backend " + tlsServer.address() + " failed")
+                .contains("tls.mode verify_identity")
+                .contains("127.0.0.1");
+        assertThat(e.getErrorCode()).as("%s", e).isEqualTo(2026);
     }
 
     @Test

@@ -27,12 +27,10 @@ import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.config.BackendAddress;
 import io.shardgate.router.net.PacketWriter;
-import io.shardgate.router.tls.BackendTlsMode;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLParameters;
 
 /**
  * The client side of the MySQL connection phase, run by the router against a backend: reads
@@ -143,11 +141,6 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
         // written and flushed now, on this event loop, so it leaves before the TLS handler exists
         send(ctx, sequenceId, request::write);
         SslHandler ssl = sslContext.newHandler(ctx.alloc(), address.host(), address.port());
-        if (login.tls().mode() == BackendTlsMode.VERIFY_IDENTITY) {
-            SSLParameters parameters = ssl.engine().getSSLParameters();
-            parameters.setEndpointIdentificationAlgorithm("HTTPS"); // the certificate must name the host
-            ssl.engine().setSSLParameters(parameters);
-        }
         ctx.pipeline().addFirst(BackendConnection.TLS, ssl);
         ssl.handshakeFuture().addListener(f -> {
             if (f.isSuccess()) {

@@ -31,8 +31,12 @@ public final class BackendTlsContexts {
     }
 
     private static SslContext build(BackendTlsSettings settings) {
-        SslContextBuilder builder =
-                SslContextBuilder.forClient().sslProvider(SslProvider.JDK).protocols(TlsSettings.DEFAULT_PROTOCOLS);
+        SslContextBuilder builder = SslContextBuilder.forClient()
+                .sslProvider(SslProvider.JDK)
+                .protocols(TlsSettings.DEFAULT_PROTOCOLS)
+                // Netty 4.2 client contexts check the host name by default; only verify_identity asks
+                // for it (verify_ca accepts a certificate for any name its CA signed, as MySQL's does)
+                .endpointIdentificationAlgorithm(settings.mode() == BackendTlsMode.VERIFY_IDENTITY ? "HTTPS" : null);
         if (!settings.mode().verifiesCertificate()) {
             // required/preferred: encryption without authentication, as MySQL clients' --ssl-mode=REQUIRED
             builder.trustManager(InsecureTrustManagerFactory.INSTANCE);
