@@ -46,6 +46,9 @@ public record HostgroupConfig(
         Integer maxReplicationLag,
         BackendTlsConfig tls,
         String passwordFile) {
+    /** What the admin interfaces show in place of a literal backend password; never a password itself. */
+    public static final String HIDDEN_PASSWORD = "<hidden>";
+
     private static final Pattern ENV_REFERENCE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
 
     public HostgroupConfig {
@@ -92,6 +95,10 @@ public record HostgroupConfig(
         problems.addAll(monitor.validate(at));
         if (tls != null) {
             problems.addAll(tls.validate(at));
+        }
+        if (HIDDEN_PASSWORD.equals(password)) {
+            problems.add(at + ".password is " + HIDDEN_PASSWORD + " (as the admin interfaces show it) and no stored"
+                    + " hostgroup has this id or this user and writer to take it from: give the password");
         }
         if (password != null && passwordFile != null) {
             problems.add(at + ": give password or password_file, not both");

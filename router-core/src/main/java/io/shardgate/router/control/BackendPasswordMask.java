@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.shardgate.admin.store.ConfigDocuments;
+import io.shardgate.router.config.HostgroupConfig;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -22,7 +23,7 @@ import java.util.regex.Pattern;
  */
 final class BackendPasswordMask {
     /** What the admin interfaces show in place of a literal backend password. */
-    static final String HIDDEN = "<hidden>";
+    static final String HIDDEN = HostgroupConfig.HIDDEN_PASSWORD;
 
     private static final Pattern REFERENCE = Pattern.compile("\\$\\{[A-Za-z_][A-Za-z0-9_]*}");
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -38,8 +39,8 @@ final class BackendPasswordMask {
     /**
      * {@code incoming} with each {@link #HIDDEN} password replaced by the one {@code current} has
      * for the hostgroup of the same id, or else for one with the same {@code user} and {@code writer}
-     * (a hostgroup copied from a shown one). Left as it is when there is none: validation cannot tell
-     * it from a real password, so the operator sees the login fail and sets it.
+     * (a hostgroup copied from a shown one). Left as it is when there is none, and validation
+     * refuses the version.
      */
     static ConfigDocuments restore(ConfigDocuments incoming, ConfigDocuments current) {
         Map<Integer, String> byId = new HashMap<>();

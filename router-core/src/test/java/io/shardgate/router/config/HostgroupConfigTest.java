@@ -109,6 +109,8 @@ class HostgroupConfigTest {
         assertThatThrownBy(() -> hostgroup(
                         "  - {id: 10, writer: \"db1:3306\", user: sg, password: x, password_file: /etc/hostname}\n"))
                 .hasMessageContaining("give password or password_file, not both");
+        assertThatThrownBy(() -> hostgroup("  - {id: 10, writer: \"db1:3306\", user: sg, password: \"<hidden>\"}\n"))
+                .hasMessageContaining("hostgroups[id=10].password is <hidden>");
     }
 
     @Test
