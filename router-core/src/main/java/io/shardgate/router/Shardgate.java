@@ -289,7 +289,7 @@ public final class Shardgate implements AutoCloseable {
                             workers,
                             transport.serverChannel(),
                             adminServices(services, config),
-                            control.store(),
+                            control.publisher(),
                             control.publisher(),
                             live,
                             hostgroups,
@@ -416,11 +416,12 @@ public final class Shardgate implements AutoCloseable {
             BackendConnector connector, EventLoopGroup loops, HostgroupConfig hostgroup) {
         BackendLogin login = new BackendLogin(
                 hostgroup.user(),
-                hostgroup.password(),
+                hostgroup.withResolvedPassword().password(),
                 null,
                 Collations.UTF8MB4_GENERAL_CI,
                 BackendConnector.BASE_CAPABILITIES,
-                0);
+                0,
+                hostgroup.tlsSettings());
         Future<BackendConnection> probe = connector.connect(loops.next(), hostgroup.writerAddress(), login);
         probe.awaitUninterruptibly();
         if (probe.isSuccess()) {

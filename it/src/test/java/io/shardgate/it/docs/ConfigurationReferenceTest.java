@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shardgate.cache.CacheConfig;
+import io.shardgate.router.config.BackendTlsConfig;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.ReaderConfig;
@@ -58,6 +59,9 @@ class ConfigurationReferenceTest {
         probes.put(
                 "hostgroups[].monitor.",
                 BASE_USERS + "hostgroups: [{id: 10, writer: \"h:3306\", user: u, monitor: {" + PROBE + ": 1}}]\n");
+        probes.put(
+                "hostgroups[].tls.",
+                BASE_USERS + "hostgroups: [{id: 10, writer: \"h:3306\", user: u, tls: {" + PROBE + ": 1}}]\n");
         probes.put(
                 "hostgroups[].readers[].",
                 BASE_USERS + "hostgroups: [{id: 10, writer: \"h:3306\", user: u, readers: [{address: \"r:3306\", "
@@ -143,6 +147,8 @@ class ConfigurationReferenceTest {
         check("hostgroups[].max_replication_lag", hostgroup.maxReplicationLag(), mismatches);
         compare("hostgroups[].pool.", hostgroup.pool(), mismatches);
         compare("hostgroups[].monitor.", hostgroup.monitor(), mismatches);
+        compare("hostgroups[].tls.", new BackendTlsConfig(null, null, null, null), mismatches);
+        check("users[].require_tls", defaults.users().get(0).requireTls(), mismatches);
         check("hostgroups[].readers[].weight", ReaderConfig.of("r:3306").weight(), mismatches);
         CacheConfig cache = CacheConfig.DEFAULTS;
         check("cache.enabled", cache.enabled(), mismatches);

@@ -100,6 +100,8 @@ class MetricsReferenceTest {
                     null,
                     new MonitorSettings(false, null, null, null),
                     null,
+                    null,
+                    null,
                     null);
             CacheConfig enabled = new CacheConfig(
                     true,

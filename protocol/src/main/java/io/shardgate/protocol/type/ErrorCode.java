@@ -72,6 +72,9 @@ public record ErrorCode(int code, String sqlState, String messageTemplate) {
             1862,
             "HY000",
             "Your password has expired. To log in you must change it using a client that supports expired passwords.");
+    /** A client-side code (CR_SSL_CONNECTION_ERROR): the router, as a backend's client, could not set up TLS. */
+    public static final ErrorCode CR_SSL_CONNECTION_ERROR = new ErrorCode(2026, "HY000", "SSL connection error: %s");
+
     public static final ErrorCode ER_QUERY_TIMEOUT =
             new ErrorCode(3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded");
 

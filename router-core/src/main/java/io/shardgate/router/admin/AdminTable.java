@@ -11,8 +11,10 @@ import java.util.Set;
  * plus the name is the same table as the version in force shows it, read-only.
  */
 enum AdminTable {
-    HOSTGROUPS(ConfigDocuments.HOSTGROUPS, List.of("id", "writer", "readers", "user", "password", "pool")),
-    USERS(ConfigDocuments.USERS, List.of("name", "password_hash", "default_schema")),
+    HOSTGROUPS(
+            ConfigDocuments.HOSTGROUPS,
+            List.of("id", "writer", "readers", "user", "password", "password_file", "pool", "tls")),
+    USERS(ConfigDocuments.USERS, List.of("name", "password_hash", "default_schema", "require_tls")),
     SCHEMAS(ConfigDocuments.SCHEMAS, List.of("name", "default_hostgroup", "tables", "binding_groups")),
     QUERY_RULES(
             ConfigDocuments.QUERY_RULES,
@@ -30,9 +32,10 @@ enum AdminTable {
                     "apply"));
 
     /** Columns whose values are lists or maps: given and shown as JSON (YAML flow style accepted). */
-    static final Set<String> STRUCTURED = Set.of("readers", "pool", "tables", "binding_groups", "hostgroups", "ranges");
+    static final Set<String> STRUCTURED =
+            Set.of("readers", "pool", "tls", "tables", "binding_groups", "hostgroups", "ranges");
     /** Columns holding true/false (0/1 accepted). */
-    static final Set<String> BOOLEAN = Set.of("multiplex", "apply");
+    static final Set<String> BOOLEAN = Set.of("multiplex", "apply", "require_tls");
     /** The position of a query rule (1 = evaluated first); not stored, it is the order of the list. */
     static final String RULE_ID = "rule_id";
 

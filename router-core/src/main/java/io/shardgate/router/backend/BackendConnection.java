@@ -2,6 +2,7 @@ package io.shardgate.router.backend;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.HandshakeV10;
 
@@ -12,6 +13,9 @@ import io.shardgate.protocol.packet.HandshakeV10;
  */
 public final class BackendConnection {
     static final String FRAMES = "frames";
+    /** The TLS handler, first in the pipeline of a connection whose login was upgraded to TLS. */
+    public static final String TLS = "tls";
+
     static final String RELAY = "relay";
 
     private final Channel channel;
@@ -35,6 +39,18 @@ public final class BackendConnection {
         channel.pipeline().addLast(RELAY, relay);
         // leftover bytes in the decoder's cumulation are handed to the relay as a raw ByteBuf
         channel.pipeline().remove(FRAMES);
+    }
+
+    /**
+     * Adds {@code handler} nearest the socket among the handlers that see plaintext: right behind
+     * the TLS handler of an encrypted connection, first otherwise.
+     */
+    public void addNearestSocket(String name, ChannelHandler handler) {
+        if (channel.pipeline().get(TLS) != null) {
+            channel.pipeline().addAfter(TLS, name, handler);
+        } else {
+            channel.pipeline().addFirst(name, handler);
+        }
     }
 
     public Channel channel() {

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.shardgate.protocol.frame.PacketFrameDecoder;
@@ -13,6 +14,8 @@ import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.config.BackendAddress;
+import io.shardgate.router.tls.BackendTlsContexts;
+import io.shardgate.router.tls.KeyMaterialException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -48,6 +51,7 @@ public final class BackendConnector {
     private final Class<? extends SocketChannel> channelClass;
     private final int connectTimeoutMillis;
     private final int queryTimeoutMillis;
+    private final BackendTlsContexts tlsContexts = new BackendTlsContexts();
 
     /** A connector whose connections have no query timeout. */
     public BackendConnector(Class<? extends SocketChannel> channelClass, int connectTimeoutMillis) {
@@ -77,6 +81,19 @@ public final class BackendConnector {
     public Future<BackendConnection> connect(EventLoop loop, BackendAddress address, BackendLogin login) {
         Promise<BackendConnection> promise = loop.newPromise();
         String label = address.toString();
+        SslContext sslContext = null;
+        if (login.tls().enabled()) {
+            try {
+                sslContext = tlsContexts.context(login.tls());
+            } catch (KeyMaterialException e) {
+                return promise.setFailure(new BackendException(new ErrPacket(
+                        ErrorCode.CR_SSL_CONNECTION_ERROR.code(),
+                        ErrorCode.CR_SSL_CONNECTION_ERROR.sqlState(),
+                        ErrorCode.CR_SSL_CONNECTION_ERROR.format(
+                                "backend " + label + " (" + login.tls().describe() + "): " + e.getMessage()))));
+            }
+        }
+        SslContext tls = sslContext;
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(channelClass)
@@ -88,7 +105,7 @@ public final class BackendConnector {
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline()
                                 .addLast(BackendConnection.FRAMES, new PacketFrameDecoder(MAX_LOGIN_PACKET))
-                                .addLast(new BackendHandshakeHandler(login, label, promise));
+                                .addLast(new BackendHandshakeHandler(login, address, tls, promise));
                     }
                 });
         ChannelFuture connect = bootstrap.connect(address.host(), address.port());

@@ -4,10 +4,13 @@ import static io.shardgate.protocol.type.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 import static io.shardgate.protocol.type.CapabilityFlags.CLIENT_PLUGIN_AUTH;
 import static io.shardgate.protocol.type.CapabilityFlags.CLIENT_PROTOCOL_41;
 import static io.shardgate.protocol.type.CapabilityFlags.CLIENT_SECURE_CONNECTION;
+import static io.shardgate.protocol.type.CapabilityFlags.CLIENT_SSL;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Promise;
 import io.shardgate.protocol.auth.AuthPlugin;
 import io.shardgate.protocol.auth.AuthPlugins;
@@ -19,18 +22,23 @@ import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.HandshakeResponse41;
 import io.shardgate.protocol.packet.HandshakeV10;
 import io.shardgate.protocol.packet.OkPacket;
+import io.shardgate.protocol.packet.SslRequest;
 import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.config.BackendAddress;
 import io.shardgate.router.net.PacketWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import javax.net.ssl.SSLException;
 
 /**
  * The client side of the MySQL connection phase, run by the router against a backend: reads
- * HandshakeV10, answers with HandshakeResponse41, follows auth switches and caching_sha2_password's
- * extra round trips (fast auth, or full auth by RSA public key), and completes the promise with
- * the authenticated {@link BackendConnection} on the server's OK.
+ * HandshakeV10, upgrades to TLS with an SSLRequest when the hostgroup's {@code tls.mode} asks for it
+ * and the server offers CLIENT_SSL, answers with HandshakeResponse41, follows auth switches and
+ * caching_sha2_password's extra round trips (fast auth; full auth sends the password in the clear
+ * only inside TLS, otherwise encrypted with the server's RSA public key), and completes the promise
+ * with the authenticated {@link BackendConnection} on the server's OK.
  *
  * <p>Runs on the backend channel's event loop; removes itself (and the frame decoder before it)
  * once authenticated so the relay sees raw bytes.
@@ -39,8 +47,11 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
     private static final int REQUIRED = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH;
 
     private final BackendLogin login;
+    private final BackendAddress address;
     private final String label;
+    private final SslContext sslContext;
     private final Promise<BackendConnection> promise;
+    private boolean secure;
     private HandshakeV10 handshake;
     private int capabilities;
     private int mariaDbCapabilities;
@@ -48,9 +59,15 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
     private byte[] seed;
     private boolean awaitingPublicKey;
 
-    BackendHandshakeHandler(BackendLogin login, String label, Promise<BackendConnection> promise) {
+    /**
+     * @param sslContext the client TLS context for {@code login.tls()}; null when it is disabled
+     */
+    BackendHandshakeHandler(
+            BackendLogin login, BackendAddress address, SslContext sslContext, Promise<BackendConnection> promise) {
         this.login = login;
-        this.label = label;
+        this.address = address;
+        this.label = address.toString();
+        this.sslContext = sslContext;
         this.promise = promise;
     }
 
@@ -92,6 +109,50 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
         if (login.schema() == null) {
             capabilities &= ~CLIENT_CONNECT_WITH_DB;
         }
+        int next = packet.lastSequenceId() + 1;
+        if (login.tls().enabled()) {
+            if ((serverCaps & CLIENT_SSL) != 0) {
+                startTls(ctx, next);
+                return;
+            }
+            if (login.tls().mode().mandatory()) {
+                fail(
+                        ctx,
+                        ErrorCode.CR_SSL_CONNECTION_ERROR,
+                        ErrorCode.CR_SSL_CONNECTION_ERROR.format("backend " + label
+                                + " does not offer TLS (no CLIENT_SSL in its handshake) but the hostgroup's "
+                                + login.tls().describe() + " requires it; enable ssl on the server or lower"
+                                + " tls.mode to preferred"));
+                return;
+            }
+            // preferred: the server has no TLS, go on in plaintext
+        }
+        sendResponse(ctx, next);
+    }
+
+    /**
+     * Sends the SSLRequest (the response's first 32 bytes with CLIENT_SSL), then puts TLS in front of
+     * the frame decoder; the HandshakeResponse41 follows inside TLS once the TLS handshake is done.
+     */
+    private void startTls(ChannelHandlerContext ctx, int sequenceId) {
+        capabilities |= CLIENT_SSL;
+        SslRequest request =
+                new SslRequest(new Capabilities(capabilities, mariaDbCapabilities), 1 << 30, login.characterSet());
+        // written and flushed now, on this event loop, so it leaves before the TLS handler exists
+        send(ctx, sequenceId, request::write);
+        SslHandler ssl = sslContext.newHandler(ctx.alloc(), address.host(), address.port());
+        ctx.pipeline().addFirst(BackendConnection.TLS, ssl);
+        ssl.handshakeFuture().addListener(f -> {
+            if (f.isSuccess()) {
+                secure = true;
+                sendResponse(ctx, sequenceId + 1);
+            } else {
+                failTls(ctx, f.cause());
+            }
+        });
+    }
+
+    private void sendResponse(ChannelHandlerContext ctx, int sequenceId) {
         seed = handshake.authPluginData();
         plugin = AuthPlugins.forName(handshake.authPluginName())
                 .orElse(AuthPlugins.forName("mysql_native_password").orElseThrow());
@@ -108,7 +169,7 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
                 login.schema(),
                 plugin.name(),
                 attrs);
-        send(ctx, packet.lastSequenceId() + 1, out -> response.write(out));
+        send(ctx, sequenceId, out -> response.write(out));
     }
 
     private void onAuthReply(ChannelHandlerContext ctx, Packet packet) {
@@ -158,9 +219,15 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
         } else if (data.length == 1 && data[0] == CachingSha2Password.FAST_AUTH_SUCCESS) {
             // the OK packet follows
         } else if (data.length == 1 && data[0] == CachingSha2Password.PERFORM_FULL_AUTHENTICATION) {
-            // no TLS to backends yet (issue #8): ask for the server's RSA key rather than send plaintext
-            awaitingPublicKey = true;
-            send(ctx, next, out -> out.writeByte(CachingSha2Password.REQUEST_PUBLIC_KEY));
+            if (secure) {
+                // inside TLS the server takes the password itself, NUL-terminated
+                byte[] password = CachingSha2Password.plaintextPassword(login.password());
+                send(ctx, next, out -> out.writeBytes(password));
+            } else {
+                // never the password in the clear: ask for the server's RSA key and encrypt it
+                awaitingPublicKey = true;
+                send(ctx, next, out -> out.writeByte(CachingSha2Password.REQUEST_PUBLIC_KEY));
+            }
         } else {
             fail(ctx, ErrorCode.ER_HANDSHAKE_ERROR, "unexpected auth data from backend " + label);
         }
@@ -168,8 +235,13 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private void succeed(ChannelHandlerContext ctx, OkPacket ok) {
         ctx.pipeline().remove(this);
+        // CLIENT_SSL only concerned the login; the relay compares the result-format flags
         BackendConnection connection = new BackendConnection(
-                ctx.channel(), handshake, new Capabilities(capabilities, mariaDbCapabilities), ok.statusFlags(), label);
+                ctx.channel(),
+                handshake,
+                new Capabilities(capabilities & ~CLIENT_SSL, mariaDbCapabilities),
+                ok.statusFlags(),
+                label);
         if (!promise.trySuccess(connection)) {
             ctx.close();
         }
@@ -195,6 +267,30 @@ final class BackendHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        fail(ctx, ErrorCode.ER_HANDSHAKE_ERROR, "backend " + label + ": " + cause.getMessage());
+        if (sslCause(cause) != null) {
+            failTls(ctx, cause);
+        } else {
+            fail(ctx, ErrorCode.ER_HANDSHAKE_ERROR, "backend " + label + ": " + cause.getMessage());
+        }
+    }
+
+    /** A TLS handshake that failed: the server, what was checked, and the JDK's reason (e.g. PKIX path building). */
+    private void failTls(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable ssl = sslCause(cause);
+        String reason = String.valueOf((ssl != null ? ssl : cause).getMessage());
+        fail(
+                ctx,
+                ErrorCode.CR_SSL_CONNECTION_ERROR,
+                ErrorCode.CR_SSL_CONNECTION_ERROR.format("TLS handshake with backend " + label + " failed ("
+                        + login.tls().describe() + "): " + reason));
+    }
+
+    private static Throwable sslCause(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof SSLException) {
+                return t;
+            }
+        }
+        return null;
     }
 }

@@ -137,6 +137,10 @@ public record RouterConfig(
             if (!userNames.add(user.name())) {
                 problems.add("users: duplicate user '" + user.name() + "'");
             }
+            if (user.requireTls() && !server.tls().enabled()) {
+                problems.add("users: '" + user.name() + "' has require_tls but server.tls.enabled is false:"
+                        + " the account could never log in");
+            }
         }
         if (hostgroups.isEmpty()) {
             problems.add("hostgroups: at least one hostgroup is required");

@@ -13,15 +13,18 @@ import io.shardgate.protocol.auth.StoredCredential;
  * @param name the user name clients send
  * @param credential the password hashes the auth plugins verify against
  * @param defaultSchema schema selected when the client names none (nullable)
+ * @param requireTls the account logs in over TLS only, as a MySQL account created {@code REQUIRE
+ *     SSL}: a login without TLS is refused with ER_ACCESS_DENIED_ERROR even with the right password
  */
-public record UserConfig(String name, StoredCredential credential, String defaultSchema) {
+public record UserConfig(String name, StoredCredential credential, String defaultSchema, boolean requireTls) {
 
     @JsonCreator
     static UserConfig fromYaml(
             @JsonProperty("name") String name,
             @JsonProperty("password") String password,
             @JsonProperty("password_hash") String passwordHash,
-            @JsonProperty("default_schema") String defaultSchema) {
+            @JsonProperty("default_schema") String defaultSchema,
+            @JsonProperty("require_tls") Boolean requireTls) {
         if (name == null || name.isEmpty()) {
             throw new ConfigException("users[].name is required");
         }
@@ -35,6 +38,6 @@ public record UserConfig(String name, StoredCredential credential, String defaul
         } catch (IllegalArgumentException e) {
             throw new ConfigException("user '" + name + "': " + e.getMessage());
         }
-        return new UserConfig(name, credential, defaultSchema);
+        return new UserConfig(name, credential, defaultSchema, Boolean.TRUE.equals(requireTls));
     }
 }

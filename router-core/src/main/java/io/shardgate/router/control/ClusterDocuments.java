@@ -59,6 +59,9 @@ public final class ClusterDocuments {
             if (user.defaultSchema() != null) {
                 node.put("default_schema", user.defaultSchema());
             }
+            if (user.requireTls()) {
+                node.put("require_tls", true);
+            }
         }
         sections.put(ConfigDocuments.USERS, write(users));
         sections.put(ConfigDocuments.SCHEMAS, write(JSON.valueToTree(config.schemas())));

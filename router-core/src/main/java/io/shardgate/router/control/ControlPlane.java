@@ -145,9 +145,9 @@ public final class ControlPlane implements AutoCloseable {
         return store;
     }
 
-    /** The store as admin interfaces publish to it: plaintext passwords are hashed first. */
+    /** The store as admin interfaces see it: plaintext user passwords hashed, backend passwords hidden. */
     public RuleStore publisher() {
-        return new HashingRuleStore(store);
+        return new AdminRuleStore(store);
     }
 
     /** Applies every version accepted from now on (and any accepted since start) to {@code live}. */
@@ -169,7 +169,7 @@ public final class ControlPlane implements AutoCloseable {
 
     /** Starts the HTTP endpoint ({@code /health}, {@code /ready}, {@code /metrics}, {@code /api/...}). */
     public synchronized int startHttp(InetSocketAddress address, PrometheusMeterRegistry metrics, CacheControl cache) {
-        AdminHttpServer server = new AdminHttpServer(address, new HashingRuleStore(store), metrics, cache);
+        AdminHttpServer server = new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache);
         try {
             server.start();
         } catch (IOException e) {

@@ -11,6 +11,8 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The server side of one authentication exchange (login or COM_CHANGE_USER): verifies the
@@ -21,6 +23,7 @@ import java.util.Arrays;
  * <p>Not thread-safe: one exchange per connection, on its event loop.
  */
 final class ClientAuthentication {
+    private static final Logger log = LoggerFactory.getLogger(ClientAuthentication.class);
     static final String NATIVE = "mysql_native_password";
     static final String SHA2 = "caching_sha2_password";
 
@@ -122,7 +125,7 @@ final class ClientAuthentication {
 
     private Step verifyNative(StoredCredential credential, byte[] response) {
         state = State.DONE;
-        return NATIVE_PLUGIN.verify(credential, seed, response) ? new Success(user, false) : denied();
+        return NATIVE_PLUGIN.verify(credential, seed, response) ? success(false) : denied();
     }
 
     private Step sha2(StoredCredential credential, byte[] response) {
@@ -130,7 +133,7 @@ final class ClientAuthentication {
             state = State.DONE;
             // an empty password is answered with an empty response and a plain OK
             boolean valid = SHA2_PLUGIN.verify(credential, seed, response);
-            return valid ? new Success(user, response.length > 0) : denied();
+            return valid ? success(response.length > 0) : denied();
         }
         // only a native hash is known: the client must send the password itself
         state = State.FULL_AUTH;
@@ -160,7 +163,25 @@ final class ClientAuthentication {
             return denied();
         }
         users.learn(user, candidate);
-        return new Success(user, false);
+        return success(false);
+    }
+
+    /**
+     * The password is right; an account with {@code require_tls} still needs TLS. MySQL answers a
+     * REQUIRE SSL account's plaintext login with the same ER_ACCESS_DENIED_ERROR as a wrong password
+     * (so the reason is not told to whoever tries), and says why only in its own log.
+     */
+    private Step success(boolean fastAuthMarker) {
+        state = State.DONE;
+        if (user.requireTls() && !secureTransport) {
+            log.warn(
+                    "user '{}' from {} refused: the account requires TLS (require_tls: true) and the client"
+                            + " connected without it",
+                    userName,
+                    remoteHost);
+            return denied();
+        }
+        return new Success(user, fastAuthMarker);
     }
 
     private Denied denied() {

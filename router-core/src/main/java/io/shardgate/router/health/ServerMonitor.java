@@ -94,11 +94,12 @@ public final class ServerMonitor implements AutoCloseable {
         Promise<CheckResult> result = loop.newPromise();
         BackendLogin login = new BackendLogin(
                 hostgroup.config().user(),
-                hostgroup.config().password(),
+                hostgroup.backendPassword(),
                 null,
                 Collations.UTF8MB4_GENERAL_CI,
                 BackendConnector.BASE_CAPABILITIES,
-                0);
+                0,
+                hostgroup.config().tlsSettings());
         Future<BackendConnection> connect = connector.connect(loop, server.address(), login);
         int timeout = hostgroup.config().monitor().timeoutMillis();
         ScheduledFuture<?> deadline = loop.schedule(

@@ -172,7 +172,8 @@ public final class PoolPartition {
                 kind.schema(),
                 kind.characterSet(),
                 BackendConnector.BASE_CAPABILITIES | kind.capabilities(),
-                kind.mariaDbCapabilities());
+                kind.mariaDbCapabilities(),
+                pool.hostgroup().tlsSettings());
         Future<BackendConnection> connect = pool.connector().connect(loop, pool.address(), login);
         connect.addListener(f -> {
             if (!f.isSuccess()) {

@@ -43,7 +43,7 @@ public final class PooledConnection implements RelayTarget {
         this.createdNanos = System.nanoTime();
         this.relay = new BackendRelayHandler(this, deprecateEof, connection.label(), queryTimeoutMillis);
         // commands go out as Packets (client commands keep their sequence ids), responses come back raw
-        connection.channel().pipeline().addFirst("encoder", new PacketFrameEncoder());
+        connection.addNearestSocket("encoder", new PacketFrameEncoder());
         connection.attach(relay);
     }
 

@@ -21,11 +21,15 @@ public final class Hostgroup implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Hostgroup.class);
 
     private final HostgroupConfig config;
+    private final HostgroupConfig resolved;
     private final List<BackendServer> servers;
     private volatile BackendServer writer;
 
-    public Hostgroup(HostgroupConfig config, BackendConnector connector) {
-        this.config = config;
+    public Hostgroup(HostgroupConfig published, BackendConnector connector) {
+        // the published form stays the identity (a reload compares it); pools log in with the secret
+        this.config = published;
+        HostgroupConfig config = published.withResolvedPassword();
+        this.resolved = config;
         List<BackendServer> all = new ArrayList<>();
         this.writer = new BackendServer(config, config.writerAddress(), 1, config.pool(), ServerRole.WRITER, connector);
         all.add(writer);
@@ -47,6 +51,11 @@ public final class Hostgroup implements AutoCloseable {
 
     public HostgroupConfig config() {
         return config;
+    }
+
+    /** The backend password this router logs in with (password_file or ${NAME} resolved). */
+    public String backendPassword() {
+        return resolved.password();
     }
 
     /** The server writes go to right now. */

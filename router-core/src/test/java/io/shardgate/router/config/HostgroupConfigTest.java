@@ -3,7 +3,11 @@ package io.shardgate.router.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shardgate.router.tls.BackendTlsMode;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class HostgroupConfigTest {
     private static HostgroupConfig hostgroup(String yaml) {
@@ -71,5 +75,52 @@ class HostgroupConfigTest {
                         () -> hostgroup("  - {id: 10, writer: db1, user: sg, readers: [{address: db2, wieght: 2}]}\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("unknown key 'wieght'");
+    }
+
+    @Test
+    void passwordFileIsReadByTheRouterAndNotKeptInTheConfiguration(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("hg10.pw"), "from-a-file\n");
+        HostgroupConfig h =
+                hostgroup("  - {id: 10, writer: \"db1:3306\", user: sg, password_file: \"" + file + "\"}\n");
+        assertThat(h.password()).isNull();
+        assertThat(h.withResolvedPassword().password()).isEqualTo("from-a-file");
+        assertThat(h.withResolvedPassword().toString())
+                .doesNotContain("from-a-file")
+                .contains("password=<hidden>");
+    }
+
+    @Test
+    void passwordReferencesAnEnvironmentVariable() {
+        // PATH is set wherever tests run; its value stands in for a secret
+        HostgroupConfig h = hostgroup("  - {id: 10, writer: \"db1:3306\", user: sg, password: \"${PATH}\"}\n");
+        assertThat(h.password()).isEqualTo("${PATH}");
+        assertThat(h.withResolvedPassword().password()).isEqualTo(System.getenv("PATH"));
+    }
+
+    @Test
+    void unreadableSecretsAreReportedByNameNotContent(@TempDir Path dir) {
+        assertThatThrownBy(() -> hostgroup(
+                        "  - {id: 10, writer: \"db1:3306\", user: sg, password: \"${SHARDGATE_NO_SUCH_VARIABLE}\"}\n"))
+                .hasMessageContaining(
+                        "hostgroups[id=10].password: environment variable SHARDGATE_NO_SUCH_VARIABLE is not set");
+        assertThatThrownBy(() -> hostgroup("  - {id: 10, writer: \"db1:3306\", user: sg, password_file: \""
+                        + dir.resolve("missing") + "\"}\n"))
+                .hasMessageContaining("hostgroups[id=10].password_file: cannot read " + dir.resolve("missing"));
+        assertThatThrownBy(() -> hostgroup(
+                        "  - {id: 10, writer: \"db1:3306\", user: sg, password: x, password_file: /etc/hostname}\n"))
+                .hasMessageContaining("give password or password_file, not both");
+        assertThatThrownBy(() -> hostgroup("  - {id: 10, writer: \"db1:3306\", user: sg, password: \"<hidden>\"}\n"))
+                .hasMessageContaining("hostgroups[id=10].password is <hidden>");
+    }
+
+    @Test
+    void tlsModeMustBeKnown() {
+        assertThatThrownBy(() -> hostgroup("  - {id: 10, writer: \"db1:3306\", user: sg, tls: {mode: verify_full}}\n"))
+                .hasMessageContaining(
+                        "hostgroups[id=10].tls.mode must be disabled, preferred, required, verify_ca or verify_identity");
+        assertThat(hostgroup("  - {id: 10, writer: \"db1:3306\", user: sg, tls: {mode: VERIFY_CA, ca: ca.pem}}\n")
+                        .tlsSettings()
+                        .mode())
+                .isEqualTo(BackendTlsMode.VERIFY_CA);
     }
 }
