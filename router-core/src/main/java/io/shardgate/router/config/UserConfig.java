@@ -13,15 +13,23 @@ import io.shardgate.protocol.auth.StoredCredential;
  * @param name the user name clients send
  * @param credential the password hashes the auth plugins verify against
  * @param defaultSchema schema selected when the client names none (nullable)
+ * @param maxConnections connections this user may hold at once (MySQL's per-account
+ *     MAX_USER_CONNECTIONS); more get ER_USER_LIMIT_REACHED; 0 means no per-user limit
  */
-public record UserConfig(String name, StoredCredential credential, String defaultSchema) {
+public record UserConfig(String name, StoredCredential credential, String defaultSchema, int maxConnections) {
+
+    /** A user without a connection limit of its own. */
+    public UserConfig(String name, StoredCredential credential, String defaultSchema) {
+        this(name, credential, defaultSchema, 0);
+    }
 
     @JsonCreator
     static UserConfig fromYaml(
             @JsonProperty("name") String name,
             @JsonProperty("password") String password,
             @JsonProperty("password_hash") String passwordHash,
-            @JsonProperty("default_schema") String defaultSchema) {
+            @JsonProperty("default_schema") String defaultSchema,
+            @JsonProperty("max_connections") Integer maxConnections) {
         if (name == null || name.isEmpty()) {
             throw new ConfigException("users[].name is required");
         }
@@ -35,6 +43,10 @@ public record UserConfig(String name, StoredCredential credential, String defaul
         } catch (IllegalArgumentException e) {
             throw new ConfigException("user '" + name + "': " + e.getMessage());
         }
-        return new UserConfig(name, credential, defaultSchema);
+        if (maxConnections != null && maxConnections < 0) {
+            throw new ConfigException(
+                    "user '" + name + "': max_connections must be 0 (no limit) or more, was " + maxConnections);
+        }
+        return new UserConfig(name, credential, defaultSchema, maxConnections == null ? 0 : maxConnections);
     }
 }

@@ -186,6 +186,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
         services.metrics().command(command);
         statementDigest = null;
+        ErrPacket tooLong = statementTooLong(command, payload);
+        if (tooLong != null) {
+            packet.release();
+            reply(1, tooLong);
+            return;
+        }
         switch (command) {
             case COM_QUERY -> {
                 String sql = payload.toString(
@@ -231,6 +237,24 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 reply(1, Errors.notSupported(command.name() + " through the router"));
             }
         }
+    }
+
+    /**
+     * ER_NET_PACKET_TOO_LARGE for SQL text beyond {@code server.max_statement_bytes}, or null. The
+     * session stays open (unlike a packet beyond max_allowed_packet, after which MySQL closes): the
+     * whole packet was read, so the stream is still in step. Vitess answers its max_payload_size
+     * the same way.
+     */
+    private ErrPacket statementTooLong(Command command, ByteBuf payload) {
+        int max = services.settings().maxStatementBytes();
+        int length = payload.readableBytes() - 1;
+        if (max == 0 || length <= max || (command != Command.COM_QUERY && command != Command.COM_STMT_PREPARE)) {
+            return null;
+        }
+        log.debug("connection {}: {} of {} bytes refused", connectionId, command, length);
+        return Errors.of(
+                ErrorCode.ER_NET_PACKET_TOO_LARGE,
+                "Statement of " + length + " bytes is larger than server.max_statement_bytes (" + max + " bytes)");
     }
 
     /**
