@@ -31,6 +31,7 @@ import io.shardgate.router.frontend.ConnectionLimitHandler;
 import io.shardgate.router.frontend.FrontendHandshakeHandler;
 import io.shardgate.router.frontend.FrontendServices;
 import io.shardgate.router.frontend.LoginFailures;
+import io.shardgate.router.frontend.SessionBuffers;
 import io.shardgate.router.frontend.SessionInfo;
 import io.shardgate.router.frontend.SessionRegistry;
 import io.shardgate.router.frontend.UserConnections;
@@ -123,6 +124,11 @@ public final class Shardgate implements AutoCloseable {
     /** The client sessions logged in now, with whether and why each holds backend connections. */
     public List<SessionInfo> sessions() {
         return sessions.snapshot();
+    }
+
+    /** What each client session buffers for its client, and whether backpressure is on. */
+    public List<SessionBuffers> sessionBuffers() {
+        return sessions.buffers();
     }
 
     /** Client sessions logged in now (the other side of the client/backend connection ratio). */

@@ -5,12 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.shardgate.it.proxy.RawMySqlClient.RawPacket;
 import io.shardgate.protocol.type.Command;
+import io.shardgate.router.frontend.SessionBuffers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code server.max_login_failures}, ERROR 1129), connections per user ({@code
  * users[].max_connections}, ERROR 1226), SQL text beyond {@code server.max_statement_bytes}
  * (ERROR 1153, session kept) and a client that never finishes its handshake (ERROR 1043, slot
- * freed). Raw sockets ({@link RawMySqlClient}) so that thousands of logins stay fast.
+ * freed), deeply nested SQL, and clients that do not read what they asked for (backpressure,
+ * bounded per-session buffers). Raw sockets ({@link RawMySqlClient}) so that thousands of logins stay fast.
  */
 @ExtendWith(ProxyClusterExtension.class)
 class ClientLimitsIT {
@@ -283,6 +288,89 @@ class ClientLimitsIT {
                 }
             }
         });
+    }
+
+    /**
+     * A client that pipelines COM_PINGs and never reads the answers: the router stops answering
+     * once the client's socket is full (channel not writable), stops reading it, and what it holds
+     * for the client stays near Netty's 64 KiB high-water mark, while the client's writes block.
+     */
+    @Test
+    void pipeliningClientThatNeverReadsIsHeldBackNotBuffered(ProxyCluster cluster) {
+        assertTimeoutPreemptively(BOUND, () -> {
+            ExecutorService writer = Executors.newSingleThreadExecutor();
+            try (DedicatedRouter router =
+                            DedicatedRouter.start(cluster, dataDirs.resolve("pipelining"), "", List.of(APP + "}"));
+                    RawMySqlClient client = loggedIn(router.port())) {
+                byte[] pings = new byte[5 * 200_000]; // 200k COM_PING frames, sequence id 0
+                for (int i = 0; i < pings.length; i += 5) {
+                    pings[i] = 1;
+                    pings[i + 4] = (byte) Command.COM_PING.code();
+                }
+                Future<?> sent = writer.submit(() -> {
+                    for (int i = 0; i < 40; i++) { // 8M pings, 40 MB: far more than socket buffers hold
+                        client.writeRaw(pings);
+                    }
+                    return null;
+                });
+                long most = awaitBackpressure(router, sent, b -> !b.readingClient());
+                assertThat(most).as("bytes held for the client at most").isLessThanOrEqualTo(256 * 1024);
+                assertThat(sent.isDone())
+                        .as("the client's writes block: the router stopped reading")
+                        .isFalse();
+            } finally {
+                writer.shutdownNow();
+            }
+        });
+    }
+
+    /**
+     * A client that asks for a 40 MB result and never reads it: the router pauses the backend
+     * connection (autoRead off) instead of buffering the result.
+     */
+    @Test
+    void resultNobodyReadsPausesTheBackendInsteadOfBuffering(ProxyCluster cluster) {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (DedicatedRouter router =
+                            DedicatedRouter.start(cluster, dataDirs.resolve("unread"), "", List.of(APP + "}"));
+                    RawMySqlClient client = loggedIn(router.port())) {
+                client.sendCommand(RawMySqlClient.comQuery(BadInputIT.VANISH_QUERY));
+                long most = awaitBackpressure(router, null, b -> Boolean.FALSE.equals(b.readingBackend()));
+                // the high-water mark plus what one read of the backend socket brings in
+                assertThat(most).as("bytes held for the client at most").isLessThanOrEqualTo(4 * 1024 * 1024);
+            }
+        });
+    }
+
+    /**
+     * Samples the router's only session until {@code engaged} held for 20 samples in a row (the
+     * router stays paused), or fails after 60 s, when the session closed or when {@code writes} completed (nothing held the
+     * client back); returns the most bytes the session held for its client meanwhile.
+     */
+    private static long awaitBackpressure(
+            DedicatedRouter router, Future<?> writes, java.util.function.Predicate<SessionBuffers> engaged)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        long most = 0;
+        int inARow = 0;
+        while (inARow < 20) {
+            assertThat(router.router().clientConnections())
+                    .as("the session is open")
+                    .isEqualTo(1);
+            assertThat(System.nanoTime()).as("backpressure within 60 s").isLessThan(deadline);
+            // a session whose loop is busy for a second (answering a read full of pings) is left out
+            List<SessionBuffers> sessions = router.router().sessionBuffers();
+            assertThat(writes == null || !writes.isDone())
+                    .as("the client wrote everything: the router read it all (%s)", sessions)
+                    .isTrue();
+            if (sessions.size() == 1) {
+                SessionBuffers b = sessions.get(0);
+                most = Math.max(most, b.pendingClientBytes());
+                inARow = engaged.test(b) ? inARow + 1 : 0;
+            }
+            Thread.sleep(50);
+        }
+        return most;
     }
 
     /** Connects until the router greets instead of answering 1040 (it counts a close asynchronously). */

@@ -364,6 +364,12 @@ final class RawMySqlClient implements AutoCloseable {
         return first;
     }
 
+    /** Writes {@code bytes} as they are (frames the caller built); blocks while the socket is full. */
+    void writeRaw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
     /** Writes one frame around {@code payload} with the next sequence id. */
     void writePacket(byte[] payload) throws IOException {
         writeFrame(nextSequenceId, payload, payload.length);

@@ -167,7 +167,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             c.channel().writeAndFlush(packet, c.channel().voidPromise());
         } else if (changeUser != null && changeUser.expectsClientPacket()) {
             changeUser.onClientPacket(packet);
-        } else if (busy || changeUser != null || !waiting.isEmpty()) {
+        } else if (busy
+                || changeUser != null
+                || !waiting.isEmpty()
+                || !ctx.channel().isWritable()) {
+            // one command at a time, and none while the client does not read its answers: a client
+            // that pipelines without reading fills its own socket, not the router's memory
             waiting.add(packet);
             ctx.channel().config().setAutoRead(false);
         } else {
@@ -462,10 +467,14 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     /** Runs queued commands until one is outstanding again; resumes reading when the queue is empty. */
     private void drain() {
-        while (!busy && changeUser == null && !closed && !waiting.isEmpty()) {
+        while (!busy
+                && changeUser == null
+                && !closed
+                && !waiting.isEmpty()
+                && ctx.channel().isWritable()) {
             dispatch(waiting.poll());
         }
-        if (waiting.isEmpty() && !closed && !busy) {
+        if (waiting.isEmpty() && !closed && !busy && ctx.channel().isWritable()) {
             ctx.channel().config().setAutoRead(true);
         }
     }
@@ -597,6 +606,19 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 leases.held());
     }
 
+    /** What this session buffers for its client right now; call on its event loop. */
+    SessionBuffers buffers() {
+        Channel client = ctx.channel();
+        io.netty.channel.ChannelOutboundBuffer outbound = client.unsafe().outboundBuffer();
+        PooledConnection relaying = active != null ? active.current() : null;
+        return new SessionBuffers(
+                connectionId,
+                outbound == null ? 0 : outbound.totalPendingWriteBytes(),
+                client.config().isAutoRead(),
+                waiting.size(),
+                relaying == null ? null : relaying.channel().config().isAutoRead());
+    }
+
     LastInsertId lastInsertId() {
         return lastInsertId;
     }
@@ -701,6 +723,25 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
         if (routedWritable != null && ctx.channel().isWritable()) {
             routedWritable.run();
+        }
+        if (ctx.channel().isWritable() && !waiting.isEmpty()) {
+            // commands held back while the client was not reading; later, not inside the write
+            // (a flush in the middle of a command) that made the channel writable
+            ctx.executor().execute(() -> {
+                if (!busy && changeUser == null && !closed) {
+                    drain();
+                }
+            });
+        } else if (ctx.channel().isWritable() && !busy && changeUser == null && !closed && !uploading) {
+            ctx.executor().execute(() -> {
+                if (!busy
+                        && changeUser == null
+                        && !closed
+                        && waiting.isEmpty()
+                        && ctx.channel().isWritable()) {
+                    ctx.channel().config().setAutoRead(true);
+                }
+            });
         }
         ctx.fireChannelWritabilityChanged();
     }
