@@ -6,12 +6,14 @@ import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.shardgate.protocol.auth.CachingSha2Password;
 import io.shardgate.protocol.auth.MySqlNativePassword;
 import io.shardgate.protocol.auth.StoredCredential;
 import io.shardgate.protocol.frame.PacketFrameDecoder;
+import io.shardgate.protocol.frame.PacketTooLargeException;
 import io.shardgate.protocol.packet.AuthSwitchRequest;
 import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.ErrPacket;
@@ -79,6 +81,18 @@ class FrontendHandshakeFuzzTest {
         }
     }
 
+    /**
+     * Stands in for the session the login opens. Bytes the client sent behind its login in the
+     * same read are decoded into it (a packet beyond max_allowed_packet included): those are the
+     * session's to answer (FrontendSession does), not the handshake's, so they are only kept here.
+     */
+    private static final class OpenedSession extends ChannelInboundHandlerAdapter {
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            assertThat(cause).isInstanceOf(PacketTooLargeException.class);
+        }
+    }
+
     /** What the router asked last: the seed and plugin a correct answer needs. */
     private static final class Exchange {
         byte[] seed;
@@ -120,7 +134,7 @@ class FrontendHandshakeFuzzTest {
                 new PacketFrameDecoder(SETTINGS.maxAllowedPacket()),
                 new FrontendHandshakeHandler(services, (user, caps, schema, okSequenceId) -> {
                     opened.add(user);
-                    return new ChannelInboundHandlerAdapter();
+                    return new OpenedSession();
                 }));
         Exchange exchange = new Exchange();
         int sequenceId = 1;
