@@ -150,6 +150,72 @@ class ClientLimitsIT {
         });
     }
 
+    /**
+     * COM_CHANGE_USER moves the connection's slot: to a user whose slots are all taken it is
+     * refused with 1226 (and the connection closed, as a failed change of user is in MySQL); a
+     * successful one takes a slot of the new user and gives back the old user's.
+     */
+    @Test
+    void changeUserMovesTheConnectionsSlot(ProxyCluster cluster) {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (DedicatedRouter router = DedicatedRouter.start(
+                    cluster,
+                    dataDirs.resolve("change-user"),
+                    "",
+                    List.of(
+                            APP + ", max_connections: 2}",
+                            "{name: batch, password: batch-secret, max_connections: 1}"))) {
+                List<RawMySqlClient> held = new ArrayList<>();
+                try {
+                    held.add(loggedIn(router.port()));
+                    held.add(loggedIn(router.port()));
+                    try (RawMySqlClient batch =
+                            RawMySqlClient.loggedIn(router.port(), "batch", "batch-secret", ProxyCluster.SCHEMA)) {
+                        RawPacket answer =
+                                batch.changeUser(ProxyCluster.APP_USER, ProxyCluster.APP_PASSWORD, ProxyCluster.SCHEMA);
+                        assertErr(answer, 1226);
+                        assertThat(batch.closedByRouter()).isTrue();
+                    }
+                    held.remove(0).close();
+                    // batch's slot is free again once the router has seen that close; app has one free
+                    RawMySqlClient moved = null;
+                    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                    while (moved == null) {
+                        RawMySqlClient batch = RawMySqlClient.connect(router.port());
+                        batch.readGreeting();
+                        RawPacket login = batch.login("batch", "batch-secret", ProxyCluster.SCHEMA);
+                        RawPacket changed = login.isOk()
+                                ? batch.changeUser(
+                                        ProxyCluster.APP_USER, ProxyCluster.APP_PASSWORD, ProxyCluster.SCHEMA)
+                                : login;
+                        if (changed.isOk()) {
+                            moved = batch;
+                        } else {
+                            batch.close();
+                            assertErr(changed, 1226);
+                            assertThat(System.nanoTime())
+                                    .as("slots free within 10 s")
+                                    .isLessThan(deadline);
+                            Thread.sleep(20);
+                        }
+                    }
+                    held.add(moved);
+                    assertThat(moved.query("SELECT CURRENT_USER() IS NOT NULL")).containsExactly(List.of("1"));
+                    assertUserLimit(router.port()); // app: the original connection and the moved one
+                    // batch gave its slot back when its connection became app's
+                    try (RawMySqlClient batch =
+                            RawMySqlClient.loggedIn(router.port(), "batch", "batch-secret", ProxyCluster.SCHEMA)) {
+                        assertThat(batch.query("SELECT 1")).containsExactly(List.of("1"));
+                    }
+                } finally {
+                    for (RawMySqlClient c : held) {
+                        c.close();
+                    }
+                }
+            }
+        });
+    }
+
     private static void assertUserLimit(int port) throws IOException {
         try (RawMySqlClient third = RawMySqlClient.connect(port)) {
             third.readGreeting();

@@ -200,7 +200,7 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
             refuse(ctx, denied.error());
         } else if (step instanceof ClientAuthentication.Success success) {
             UserConfig user = success.user();
-            if (!services.userConnections().tryAcquire(user)) {
+            if (!services.userConnections().takeFor(ctx.channel(), user)) {
                 log.info(
                         "client {}: user {} holds its {} connections",
                         remoteHost(ctx),
@@ -215,9 +215,6 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
                                 user.maxConnections()));
                 return;
             }
-            ctx.channel()
-                    .closeFuture()
-                    .addListener(f -> services.userConnections().release(user));
             if (success.fastAuthMarker()) {
                 send(ctx, ++sequenceId, out -> out.writeByte(0x01).writeByte(0x03));
             }

@@ -543,9 +543,14 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 services.rsaKeys(),
                 services.rsaPublicKeyPem(),
                 ctx.pipeline().get("tls") != null,
-                "client");
+                remoteHost());
         changeUser = new ChangeUserExchange(request, auth, seed, this);
         changeUser.start();
+    }
+
+    /** The client's host, as access-denied messages and the failed-login count name it. */
+    String remoteHost() {
+        return ctx.channel().remoteAddress() instanceof java.net.InetSocketAddress a ? a.getHostString() : "unknown";
     }
 
     /** COM_CHANGE_USER authenticated {@code newUser}: the session starts over as that user. */
