@@ -30,8 +30,11 @@ import io.shardgate.router.control.LiveConfiguration;
 import io.shardgate.router.frontend.ConnectionLimitHandler;
 import io.shardgate.router.frontend.FrontendHandshakeHandler;
 import io.shardgate.router.frontend.FrontendServices;
+import io.shardgate.router.frontend.LoginFailures;
+import io.shardgate.router.frontend.SessionBuffers;
 import io.shardgate.router.frontend.SessionInfo;
 import io.shardgate.router.frontend.SessionRegistry;
+import io.shardgate.router.frontend.UserConnections;
 import io.shardgate.router.frontend.UserDirectory;
 import io.shardgate.router.health.ServerMonitor;
 import io.shardgate.router.metrics.RouterMetrics;
@@ -50,6 +53,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -120,6 +124,11 @@ public final class Shardgate implements AutoCloseable {
     /** The client sessions logged in now, with whether and why each holds backend connections. */
     public List<SessionInfo> sessions() {
         return sessions.snapshot();
+    }
+
+    /** What each client session buffers for its client, and whether backpressure is on. */
+    public List<SessionBuffers> sessionBuffers() {
+        return sessions.buffers();
     }
 
     /** Client sessions logged in now (the other side of the client/backend connection ratio). */
@@ -240,7 +249,10 @@ public final class Shardgate implements AutoCloseable {
                     metrics,
                     sessions,
                     new SnowflakeIds(settings.nodeId()),
-                    cache);
+                    cache,
+                    new LoginFailures(
+                            settings.maxLoginFailures(), Duration.ofMillis(settings.loginFailureWindowMillis())),
+                    new UserConnections());
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             metrics.clientConnections(limit::open);
             ServerBootstrap bootstrap = new ServerBootstrap()
@@ -367,7 +379,9 @@ public final class Shardgate implements AutoCloseable {
                 new RouterMetrics(), // admin logins and errors stay out of the data plane's meters
                 new SessionRegistry(), // nor are they client sessions
                 services.keys(),
-                services.cache());
+                services.cache(),
+                services.loginFailures(), // one address guessing passwords on either port is one attacker
+                new UserConnections());
     }
 
     /** Unique among live routers: the host name (or bind address) and the MySQL port. */

@@ -54,6 +54,11 @@ final class DedicatedRouter implements AutoCloseable {
         return router.mysqlPort();
     }
 
+    /** The router itself, for what only it can tell (sessions, buffers). */
+    Shardgate router() {
+        return router;
+    }
+
     @Override
     public void close() {
         router.close();

@@ -127,6 +127,22 @@ final class RawMySqlClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Connects to the router on 127.0.0.1 from {@code localAddress} (any 127.x.y.z is loopback on
+     * Linux), so that the router sees another client address.
+     */
+    static RawMySqlClient connectFrom(String localAddress, int port) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.bind(new InetSocketAddress(localAddress, 0));
+            socket.connect(new InetSocketAddress("127.0.0.1", port), READ_TIMEOUT_MILLIS);
+            return new RawMySqlClient(socket);
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
     /** Connects, reads the greeting and logs in with mysql_native_password; fails unless the router says OK. */
     static RawMySqlClient loggedIn(int port, String user, String password, String database) throws IOException {
         RawMySqlClient client = connect(port);
@@ -145,7 +161,11 @@ final class RawMySqlClient implements AutoCloseable {
 
     /** Reads and parses the server's HandshakeV10. */
     HandshakeV10 readGreeting() throws IOException {
-        RawPacket packet = readPacket();
+        return readGreetingFrom(readPacket());
+    }
+
+    /** Parses {@code packet}, already read, as the server's HandshakeV10. */
+    HandshakeV10 readGreetingFrom(RawPacket packet) {
         if (packet.header() != HandshakeV10.PROTOCOL_VERSION) {
             throw new AssertionError("expected a HandshakeV10, got " + describe(packet));
         }
@@ -320,6 +340,34 @@ final class RawMySqlClient implements AutoCloseable {
             }
             rows.add(cells);
         }
+    }
+
+    /**
+     * Reads one whole answer to a command: an OK or ERR, or a result set up to its final EOF
+     * (rows and column definitions skipped). Returns the first packet.
+     */
+    RawPacket readAnswer() throws IOException {
+        RawPacket first = readPacket();
+        if (first.isErr() || first.isOk()) {
+            return first;
+        }
+        int eofs = 0;
+        while (eofs < 2) {
+            RawPacket next = readPacket();
+            if (next.isErr()) {
+                return next;
+            }
+            if (next.isEof()) {
+                eofs++;
+            }
+        }
+        return first;
+    }
+
+    /** Writes {@code bytes} as they are (frames the caller built); blocks while the socket is full. */
+    void writeRaw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
     }
 
     /** Writes one frame around {@code payload} with the next sequence id. */

@@ -28,6 +28,10 @@ public record ErrorCode(int code, String sqlState, String messageTemplate) {
     public static final ErrorCode ER_UNKNOWN_ERROR = new ErrorCode(1105, "HY000", "Unknown error");
     public static final ErrorCode ER_UNKNOWN_CHARACTER_SET =
             new ErrorCode(1115, "42000", "Unknown character set: '%s'");
+    public static final ErrorCode ER_HOST_IS_BLOCKED = new ErrorCode(
+            1129,
+            "HY000",
+            "Host '%s' is blocked because of many connection errors; unblock with 'mysqladmin flush-hosts'");
     public static final ErrorCode ER_NO_SUCH_TABLE = new ErrorCode(1146, "42S02", "Table '%s.%s' doesn't exist");
     public static final ErrorCode ER_NET_PACKET_TOO_LARGE =
             new ErrorCode(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes");
@@ -52,6 +56,8 @@ public record ErrorCode(int code, String sqlState, String messageTemplate) {
     public static final ErrorCode ER_WRONG_ARGUMENTS = new ErrorCode(1210, "HY000", "Incorrect arguments to %s");
     public static final ErrorCode ER_LOCK_DEADLOCK =
             new ErrorCode(1213, "40001", "Deadlock found when trying to get lock; try restarting transaction");
+    public static final ErrorCode ER_USER_LIMIT_REACHED =
+            new ErrorCode(1226, "42000", "User '%s' has exceeded the '%s' resource (current value: %d)");
     public static final ErrorCode ER_SPECIFIC_ACCESS_DENIED_ERROR = new ErrorCode(
             1227, "42000", "Access denied; you need (at least one of) the %s privilege(s) for this operation");
     public static final ErrorCode ER_NOT_SUPPORTED_YET =

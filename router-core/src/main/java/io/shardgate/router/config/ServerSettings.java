@@ -31,6 +31,12 @@ import java.util.Set;
  * @param queryTimeoutMillis longest a backend may stay silent while a statement's response is
  *     outstanding; then the statement fails with ER_QUERY_TIMEOUT and its backend connection is
  *     closed (a stopped or unreachable server must not hold a client forever); 0 turns it off
+ * @param maxStatementBytes longest SQL text (COM_QUERY, COM_STMT_PREPARE) a client may send; longer
+ *     gets ER_NET_PACKET_TOO_LARGE and the session stays open; 0 leaves only max_allowed_packet
+ * @param maxLoginFailures failed logins from one client address within {@code
+ *     loginFailureWindowMillis} after which that address is refused with ER_HOST_IS_BLOCKED until
+ *     the window has passed; 0 disables the block
+ * @param loginFailureWindowMillis how long failed logins count, and how long a block lasts
  */
 public record ServerSettings(
         String bind,
@@ -48,7 +54,10 @@ public record ServerSettings(
         TlsConfig tls,
         Integer nodeId,
         Long maxMergeBytes,
-        Integer queryTimeoutMillis) {
+        Integer queryTimeoutMillis,
+        Integer maxStatementBytes,
+        Integer maxLoginFailures,
+        Integer loginFailureWindowMillis) {
 
     static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
 
@@ -68,11 +77,16 @@ public record ServerSettings(
         nodeId = nodeId == null ? 0 : nodeId;
         maxMergeBytes = maxMergeBytes == null ? 256L * 1024 * 1024 : maxMergeBytes;
         queryTimeoutMillis = queryTimeoutMillis == null ? 3_600_000 : queryTimeoutMillis;
+        maxStatementBytes = maxStatementBytes == null ? 0 : maxStatementBytes;
+        // MySQL's max_connect_errors default; the window keeps a mistyped password from locking out for long
+        maxLoginFailures = maxLoginFailures == null ? 100 : maxLoginFailures;
+        loginFailureWindowMillis = loginFailureWindowMillis == null ? 60_000 : loginFailureWindowMillis;
     }
 
     static ServerSettings defaults() {
         return new ServerSettings(
-                null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null);
     }
 
     List<String> validate() {
@@ -98,6 +112,16 @@ public record ServerSettings(
         }
         if (maxMergeBytes < 64 * 1024) {
             problems.add("server.max_merge_bytes must be at least 65536 bytes, was " + maxMergeBytes);
+        }
+        if (maxStatementBytes < 0 || maxStatementBytes > maxAllowedPacket) {
+            problems.add("server.max_statement_bytes must be 0 (no limit but max_allowed_packet) or up to"
+                    + " server.max_allowed_packet (" + maxAllowedPacket + "), was " + maxStatementBytes);
+        }
+        if (maxLoginFailures < 0) {
+            problems.add("server.max_login_failures must be 0 (no block) or more, was " + maxLoginFailures);
+        }
+        if (loginFailureWindowMillis < 1) {
+            problems.add("server.login_failure_window_millis must be positive, was " + loginFailureWindowMillis);
         }
         if (ioThreads < 0) {
             problems.add("server.io_threads must be 0 (one per core) or more, was " + ioThreads);

@@ -15,8 +15,16 @@ import io.shardgate.protocol.auth.StoredCredential;
  * @param defaultSchema schema selected when the client names none (nullable)
  * @param requireTls the account logs in over TLS only, as a MySQL account created {@code REQUIRE
  *     SSL}: a login without TLS is refused with ER_ACCESS_DENIED_ERROR even with the right password
+ * @param maxConnections connections this user may hold at once (MySQL's per-account
+ *     MAX_USER_CONNECTIONS); more get ER_USER_LIMIT_REACHED; 0 means no per-user limit
  */
-public record UserConfig(String name, StoredCredential credential, String defaultSchema, boolean requireTls) {
+public record UserConfig(
+        String name, StoredCredential credential, String defaultSchema, boolean requireTls, int maxConnections) {
+
+    /** A user without TLS requirement or connection limit of its own. */
+    public UserConfig(String name, StoredCredential credential, String defaultSchema) {
+        this(name, credential, defaultSchema, false, 0);
+    }
 
     @JsonCreator
     static UserConfig fromYaml(
@@ -24,7 +32,8 @@ public record UserConfig(String name, StoredCredential credential, String defaul
             @JsonProperty("password") String password,
             @JsonProperty("password_hash") String passwordHash,
             @JsonProperty("default_schema") String defaultSchema,
-            @JsonProperty("require_tls") Boolean requireTls) {
+            @JsonProperty("require_tls") Boolean requireTls,
+            @JsonProperty("max_connections") Integer maxConnections) {
         if (name == null || name.isEmpty()) {
             throw new ConfigException("users[].name is required");
         }
@@ -38,6 +47,15 @@ public record UserConfig(String name, StoredCredential credential, String defaul
         } catch (IllegalArgumentException e) {
             throw new ConfigException("user '" + name + "': " + e.getMessage());
         }
-        return new UserConfig(name, credential, defaultSchema, Boolean.TRUE.equals(requireTls));
+        if (maxConnections != null && maxConnections < 0) {
+            throw new ConfigException(
+                    "user '" + name + "': max_connections must be 0 (no limit) or more, was " + maxConnections);
+        }
+        return new UserConfig(
+                name,
+                credential,
+                defaultSchema,
+                Boolean.TRUE.equals(requireTls),
+                maxConnections == null ? 0 : maxConnections);
     }
 }

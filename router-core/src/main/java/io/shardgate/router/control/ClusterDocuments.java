@@ -56,6 +56,9 @@ public final class ClusterDocuments {
             ObjectNode node = users.addObject()
                     .put("name", user.name())
                     .put("password_hash", user.credential().render());
+            if (user.maxConnections() != 0) {
+                node.put("max_connections", user.maxConnections());
+            }
             if (user.defaultSchema() != null) {
                 node.put("default_schema", user.defaultSchema());
             }

@@ -2,11 +2,16 @@ package io.shardgate.router.frontend;
 
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ComChangeUser;
+import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.config.UserConfig;
 
 /**
  * COM_CHANGE_USER: authenticates the new user against the scramble of the connection's original
  * handshake (as MySQL does), following auth switches and caching_sha2_password round trips, then
- * lets the session start over as that user. A failed attempt ends the connection, as in MySQL.
+ * lets the session start over as that user. A failed attempt ends the connection, as in MySQL; a
+ * wrong password counts as a failed login of the client's address, and the connection's
+ * per-user slot moves to the new user (ERROR 1226 when it has none free).
  */
 final class ChangeUserExchange {
     private final ComChangeUser request;
@@ -47,8 +52,18 @@ final class ChangeUserExchange {
             awaitingClient = true;
             session.writeToClient(session.frame(++sequenceId, out -> out.writeBytes(send.payload())));
         } else if (step instanceof ClientAuthentication.Denied denied) {
+            if (denied.error().code() == ErrorCode.ER_ACCESS_DENIED_ERROR.code()) {
+                session.services().loginFailures().failed(session.remoteHost());
+            }
             session.closeWith(session.frame(++sequenceId, denied.error()::write));
         } else if (step instanceof ClientAuthentication.Success success) {
+            UserConfig user = success.user();
+            if (!session.services().userConnections().moveFor(session.client(), user)) {
+                ErrPacket limit = ErrPacket.of(
+                        ErrorCode.ER_USER_LIMIT_REACHED, user.name(), "max_user_connections", user.maxConnections());
+                session.closeWith(session.frame(++sequenceId, limit::write));
+                return;
+            }
             if (success.fastAuthMarker()) {
                 session.writeToClient(
                         session.frame(++sequenceId, out -> out.writeByte(0x01).writeByte(0x03)));

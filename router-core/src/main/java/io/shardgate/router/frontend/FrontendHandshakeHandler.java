@@ -90,6 +90,24 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         services.metrics().connectionAccepted();
+        String host = remoteHost(ctx);
+        if (services.loginFailures().blocked(host)) {
+            // as MySQL answers a blocked host: the error instead of the greeting
+            log.debug(
+                    "client {}: blocked after {} failed logins",
+                    host,
+                    services.loginFailures().maxFailures());
+            sequenceId = -1;
+            refuse(
+                    ctx,
+                    Errors.of(
+                            ErrorCode.ER_HOST_IS_BLOCKED,
+                            "Host '" + host + "' is blocked because of many connection errors; it is unblocked "
+                                    + services.loginFailures().window().toMillis()
+                                    + " ms after its last counted failure (server.login_failure_window_millis)"));
+            ctx.fireChannelActive();
+            return;
+        }
         int timeoutMillis = services.settings().handshakeTimeoutMillis();
         timeout = ctx.executor()
                 .schedule(
@@ -176,8 +194,27 @@ public final class FrontendHandshakeHandler extends ChannelInboundHandlerAdapter
             send(ctx, ++sequenceId, out -> out.writeBytes(send.payload()));
         } else if (step instanceof ClientAuthentication.Denied denied) {
             log.info("client {}: {}", remoteHost(ctx), denied.error().message());
+            if (denied.error().code() == ErrorCode.ER_ACCESS_DENIED_ERROR.code()) {
+                services.loginFailures().failed(remoteHost(ctx));
+            }
             refuse(ctx, denied.error());
         } else if (step instanceof ClientAuthentication.Success success) {
+            UserConfig user = success.user();
+            if (!services.userConnections().takeFor(ctx.channel(), user)) {
+                log.info(
+                        "client {}: user {} holds its {} connections",
+                        remoteHost(ctx),
+                        user.name(),
+                        user.maxConnections());
+                refuse(
+                        ctx,
+                        ErrPacket.of(
+                                ErrorCode.ER_USER_LIMIT_REACHED,
+                                user.name(),
+                                "max_user_connections",
+                                user.maxConnections()));
+                return;
+            }
             if (success.fastAuthMarker()) {
                 send(ctx, ++sequenceId, out -> out.writeByte(0x01).writeByte(0x03));
             }

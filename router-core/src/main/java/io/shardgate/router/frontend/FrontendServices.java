@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param sessions the logged-in sessions, for the admin interface
  * @param keys generates the sharding keys of rows inserted without one (tables with key_generation)
  * @param cache the result cache (disabled unless the {@code cache} section enables it)
+ * @param loginFailures failed logins per client address ({@code server.max_login_failures})
+ * @param userConnections connections per user ({@code users[].max_connections})
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -43,4 +45,6 @@ public record FrontendServices(
         RouterMetrics metrics,
         SessionRegistry sessions,
         KeyGenerator keys,
-        RouterResultCache cache) {}
+        RouterResultCache cache,
+        LoginFailures loginFailures,
+        UserConnections userConnections) {}

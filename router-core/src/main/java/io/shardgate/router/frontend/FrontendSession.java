@@ -167,7 +167,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             c.channel().writeAndFlush(packet, c.channel().voidPromise());
         } else if (changeUser != null && changeUser.expectsClientPacket()) {
             changeUser.onClientPacket(packet);
-        } else if (busy || changeUser != null || !waiting.isEmpty()) {
+        } else if (busy
+                || changeUser != null
+                || !waiting.isEmpty()
+                || !ctx.channel().isWritable()) {
+            // one command at a time, and none while the client does not read its answers: a client
+            // that pipelines without reading fills its own socket, not the router's memory
             waiting.add(packet);
             ctx.channel().config().setAutoRead(false);
         } else {
@@ -186,6 +191,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
         services.metrics().command(command);
         statementDigest = null;
+        ErrPacket tooLong = statementTooLong(command, payload);
+        if (tooLong != null) {
+            packet.release();
+            reply(1, tooLong);
+            return;
+        }
         switch (command) {
             case COM_QUERY -> {
                 String sql = payload.toString(
@@ -231,6 +242,24 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 reply(1, Errors.notSupported(command.name() + " through the router"));
             }
         }
+    }
+
+    /**
+     * ER_NET_PACKET_TOO_LARGE for SQL text beyond {@code server.max_statement_bytes}, or null. The
+     * session stays open (unlike a packet beyond max_allowed_packet, after which MySQL closes): the
+     * whole packet was read, so the stream is still in step. Vitess answers its max_payload_size
+     * the same way.
+     */
+    private ErrPacket statementTooLong(Command command, ByteBuf payload) {
+        int max = services.settings().maxStatementBytes();
+        int length = payload.readableBytes() - 1;
+        if (max == 0 || length <= max || (command != Command.COM_QUERY && command != Command.COM_STMT_PREPARE)) {
+            return null;
+        }
+        log.debug("connection {}: {} of {} bytes refused", connectionId, command, length);
+        return Errors.of(
+                ErrorCode.ER_NET_PACKET_TOO_LARGE,
+                "Statement of " + length + " bytes is larger than server.max_statement_bytes (" + max + " bytes)");
     }
 
     /**
@@ -438,10 +467,14 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     /** Runs queued commands until one is outstanding again; resumes reading when the queue is empty. */
     private void drain() {
-        while (!busy && changeUser == null && !closed && !waiting.isEmpty()) {
+        while (!busy
+                && changeUser == null
+                && !closed
+                && !waiting.isEmpty()
+                && ctx.channel().isWritable()) {
             dispatch(waiting.poll());
         }
-        if (waiting.isEmpty() && !closed && !busy) {
+        if (waiting.isEmpty() && !closed && !busy && ctx.channel().isWritable()) {
             ctx.channel().config().setAutoRead(true);
         }
     }
@@ -552,9 +585,14 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 services.rsaKeys(),
                 services.rsaPublicKeyPem(),
                 ctx.pipeline().get("tls") != null,
-                "client");
+                remoteHost());
         changeUser = new ChangeUserExchange(request, auth, seed, this);
         changeUser.start();
+    }
+
+    /** The client's host, as access-denied messages and the failed-login count name it. */
+    String remoteHost() {
+        return ctx.channel().remoteAddress() instanceof java.net.InetSocketAddress a ? a.getHostString() : "unknown";
     }
 
     /** COM_CHANGE_USER authenticated {@code newUser}: the session starts over as that user. */
@@ -613,6 +651,19 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 !pins.isEmpty(),
                 pins.stream().map(PinReason::description).toList(),
                 leases.held());
+    }
+
+    /** What this session buffers for its client right now; call on its event loop. */
+    SessionBuffers buffers() {
+        Channel client = ctx.channel();
+        io.netty.channel.ChannelOutboundBuffer outbound = client.unsafe().outboundBuffer();
+        PooledConnection relaying = active != null ? active.current() : null;
+        return new SessionBuffers(
+                connectionId,
+                outbound == null ? 0 : outbound.totalPendingWriteBytes(),
+                client.config().isAutoRead(),
+                waiting.size(),
+                relaying == null ? null : relaying.channel().config().isAutoRead());
     }
 
     LastInsertId lastInsertId() {
@@ -719,6 +770,25 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
         if (routedWritable != null && ctx.channel().isWritable()) {
             routedWritable.run();
+        }
+        if (ctx.channel().isWritable() && !waiting.isEmpty()) {
+            // commands held back while the client was not reading; later, not inside the write
+            // (a flush in the middle of a command) that made the channel writable
+            ctx.executor().execute(() -> {
+                if (!busy && changeUser == null && !closed) {
+                    drain();
+                }
+            });
+        } else if (ctx.channel().isWritable() && !busy && changeUser == null && !closed && !uploading) {
+            ctx.executor().execute(() -> {
+                if (!busy
+                        && changeUser == null
+                        && !closed
+                        && waiting.isEmpty()
+                        && ctx.channel().isWritable()) {
+                    ctx.channel().config().setAutoRead(true);
+                }
+            });
         }
         ctx.fireChannelWritabilityChanged();
     }

@@ -30,6 +30,26 @@ public final class SessionRegistry {
         return sessions.size();
     }
 
+    /** What every session buffers for its client (see {@link SessionBuffers}), asked on each session's loop. */
+    public List<SessionBuffers> buffers() {
+        List<io.netty.util.concurrent.Future<SessionBuffers>> asked = new ArrayList<>();
+        for (FrontendSession session : sessions.values()) {
+            asked.add(session.client().eventLoop().submit(session::buffers));
+        }
+        List<SessionBuffers> out = new ArrayList<>();
+        for (var f : asked) {
+            try {
+                out.add(f.get(1, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (ExecutionException | TimeoutException e) {
+                // closed meanwhile, or its loop is busy: skip it
+            }
+        }
+        return out;
+    }
+
     /** Every session, by connection id; sessions that do not answer within a second are left out. */
     public List<SessionInfo> snapshot() {
         List<io.netty.util.concurrent.Future<SessionInfo>> asked = new ArrayList<>();

@@ -121,6 +121,29 @@ class RouterConfigTest {
     }
 
     @Test
+    void clientLimitsHaveDefaultsAndAreValidated() {
+        ServerSettings defaults = RouterConfig.parse(MINIMAL).server();
+        assertThat(defaults.maxStatementBytes()).isZero();
+        assertThat(defaults.maxLoginFailures()).isEqualTo(100);
+        assertThat(defaults.loginFailureWindowMillis()).isEqualTo(60_000);
+        assertThat(RouterConfig.parse(MINIMAL).users().get(0).maxConnections()).isZero();
+        assertThatThrownBy(() ->
+                        RouterConfig.parse(MINIMAL + "server: {max_allowed_packet: 4096, max_statement_bytes: 8192,"
+                                + " max_login_failures: -1, login_failure_window_millis: 0}\n"))
+                .hasMessageContaining("server.max_statement_bytes must be 0 (no limit but max_allowed_packet) or up to"
+                        + " server.max_allowed_packet (4096), was 8192")
+                .hasMessageContaining("server.max_login_failures must be 0 (no block) or more, was -1")
+                .hasMessageContaining("server.login_failure_window_millis must be positive, was 0");
+        assertThatThrownBy(() -> RouterConfig.parse(MINIMAL.replace("secret}", "secret, max_connections: -2}")))
+                .hasMessageContaining("user 'app': max_connections must be 0 (no limit) or more, was -2");
+        assertThat(RouterConfig.parse(MINIMAL.replace("secret}", "secret, max_connections: 3}"))
+                        .users()
+                        .get(0)
+                        .maxConnections())
+                .isEqualTo(3);
+    }
+
+    @Test
     void tlsNeedsBothFilesOrNeither() {
         assertThatThrownBy(() -> RouterConfig.parse(MINIMAL + "server: {tls: {cert: /a.pem}}\n"))
                 .hasMessageContaining("server.tls: set both cert and key");

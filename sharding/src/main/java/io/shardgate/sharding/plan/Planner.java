@@ -73,6 +73,20 @@ public final class Planner {
             return Planned.refuse(StatementKind.OTHER, "several statements in one query");
         }
         String first = StatementClassifier.firstWord(text);
+        String tooComplex = StatementComplexity.tooComplex(text);
+        if (tooComplex != null) {
+            return Planned.refuse(StatementKind.OTHER, tooComplex);
+        }
+        try {
+            return parsed(digest, schema, rules, first);
+        } catch (StackOverflowError e) {
+            // below the bounds above but still too deep for this thread's stack: refuse, never crash the loop
+            return Planned.refuse(StatementKind.OTHER, "statements nested this deeply (the planner ran out of stack)");
+        }
+    }
+
+    private Planned parsed(Digest digest, String schema, RuleSnapshot rules, String first) {
+        String text = digest.text();
         String parseText = digest.parseText();
         QueryPlanner queries = new QueryPlanner(rules, schema, text);
         try {
