@@ -49,7 +49,12 @@ final class SessionLeases {
     private BackendLease lease(int id, boolean reads) {
         BackendLease known = find(id, reads);
         if (known != null) {
-            return used(known);
+            // a hostgroup a newer configuration replaced or removed: what the lease holds finishes
+            // there, anything new borrows from its successor (one volatile read per statement)
+            if (!known.hostgroup().retired() || known.current() != null) {
+                return used(known);
+            }
+            leases.remove(known);
         }
         Hostgroup hostgroup = hostgroups.get(id);
         if (hostgroup == null) {
