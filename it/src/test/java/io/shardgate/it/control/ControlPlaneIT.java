@@ -676,41 +676,46 @@ class ControlPlaneIT {
             }
         }
         // ZooKeeper is down now: both routers start on their YAML (place on hostgroup 10)
-        try (Shardgate seeding = Shardgate.start(RouterConfig.parse(lateYaml("late-seed", port, ROOT + "-seed")));
-                Shardgate adopting =
-                        Shardgate.start(RouterConfig.parse(lateYaml("late-adopt", port, ROOT + "-adopt")))) {
+        Shardgate seeding = null;
+        Shardgate adopting = null;
+        EmbeddedZooKeeper late = null;
+        try {
+            seeding = Shardgate.start(RouterConfig.parse(lateYaml("late-seed", port, ROOT + "-seed")));
+            adopting = Shardgate.start(RouterConfig.parse(lateYaml("late-adopt", port, ROOT + "-adopt")));
             for (Shardgate router : List.of(seeding, adopting)) {
                 assertThat(router.configuration().version()).isZero();
                 assertThat(readPlace(router)).isEqualTo("shard10");
             }
-            try (EmbeddedZooKeeper late = new EmbeddedZooKeeper(zkDir, port)) {
-                late.start();
-                // the empty root is seeded from the YAML and becomes version 1
-                eventually(
-                        "the empty root seeded", () -> seeding.configuration().version() == 1);
-                assertThat(seeding.ruleStore()
-                                .current()
-                                .orElseThrow()
-                                .documents()
-                                .sections())
-                        .containsKeys(ConfigDocuments.SCHEMAS, ConfigDocuments.HOSTGROUPS);
-                assertThat(readPlace(seeding)).isEqualTo("shard10");
-                // the root with a version is adopted: its rules win over the YAML's
-                eventually(
-                        "the stored version adopted",
-                        () -> adopting.configuration().version() == 1);
-                assertThat(readPlace(adopting)).isEqualTo("shard20");
-                eventually(
-                        "the late routers registered",
-                        () -> seeding.ruleStore().liveRouters().size() == 1
-                                && adopting.ruleStore().liveRouters().size() == 1);
-                // and they follow later versions as any router does
-                HttpResponse<String> put = putSchemas(seeding, schemas(20));
-                assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
-                eventually(
-                        "the seeded cluster's next version",
-                        () -> seeding.configuration().version() == 2);
-                assertThat(readPlace(seeding)).isEqualTo("shard20");
+            late = new EmbeddedZooKeeper(zkDir, port);
+            late.start();
+            Shardgate seeded = seeding;
+            Shardgate adopted = adopting;
+            // the empty root is seeded from the YAML and becomes version 1
+            eventually("the empty root seeded", () -> seeded.configuration().version() == 1);
+            assertThat(seeded.ruleStore().current().orElseThrow().documents().sections())
+                    .containsKeys(ConfigDocuments.SCHEMAS, ConfigDocuments.HOSTGROUPS);
+            assertThat(readPlace(seeded)).isEqualTo("shard10");
+            // the root with a version is adopted: its rules win over the YAML's
+            eventually(
+                    "the stored version adopted", () -> adopted.configuration().version() == 1);
+            assertThat(readPlace(adopted)).isEqualTo("shard20");
+            eventually(
+                    "the late routers registered",
+                    () -> seeded.ruleStore().liveRouters().size() == 1
+                            && adopted.ruleStore().liveRouters().size() == 1);
+            // and they follow later versions as any router does
+            HttpResponse<String> put = putSchemas(seeded, schemas(20));
+            assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+            eventually(
+                    "the seeded cluster's next version",
+                    () -> seeded.configuration().version() == 2);
+            assertThat(readPlace(seeded)).isEqualTo("shard20");
+        } finally {
+            // routers first: closing them without ZooKeeper waits for its connection timeouts
+            for (AutoCloseable c : new AutoCloseable[] {seeding, adopting, late}) {
+                if (c != null) {
+                    c.close();
+                }
             }
         }
     }

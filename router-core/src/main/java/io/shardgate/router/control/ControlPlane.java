@@ -16,8 +16,10 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +57,9 @@ public final class ControlPlane implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+
+    /** Router ids registered by a retry; touched on {@link #background} only. */
+    private final Set<String> registered = new HashSet<>();
 
     private AdminHttpServer http;
 
@@ -185,20 +190,32 @@ public final class ControlPlane implements AutoCloseable {
      */
     public void register(String id, String host, Map<String, Integer> ports) {
         LiveRouter self = new LiveRouter(id, host, ports, 0);
-        if (!tryRegister(self)) {
-            ConnectionStateListener retry = new ConnectionStateListener() {
-                @Override
-                public void stateChanged(CuratorFramework c, ConnectionState state) {
-                    if (state.isConnected()) {
-                        background.execute(() -> {
-                            if (tryRegister(self)) {
-                                client.getConnectionStateListenable().removeListener(this);
-                            }
-                        });
-                    }
+        // without a connection, trying now would hold up the router's start for Curator's retries
+        if (client.getZookeeperClient().isConnected() && tryRegister(self)) {
+            return;
+        }
+        ConnectionStateListener retry = new ConnectionStateListener() {
+            @Override
+            public void stateChanged(CuratorFramework c, ConnectionState state) {
+                if (state.isConnected()) {
+                    background.execute(() -> retryRegister(self, this));
                 }
-            };
-            client.getConnectionStateListenable().addListener(retry);
+            }
+        };
+        client.getConnectionStateListenable().addListener(retry);
+        if (client.getZookeeperClient().isConnected()) {
+            background.execute(() -> retryRegister(self, retry)); // connected before the listener was added
+        }
+    }
+
+    /** Runs on {@link #background} only, so attempts never overlap. */
+    private void retryRegister(LiveRouter self, ConnectionStateListener retry) {
+        if (registered.contains(self.id())) {
+            return;
+        }
+        if (tryRegister(self)) {
+            registered.add(self.id());
+            client.getConnectionStateListenable().removeListener(retry);
         }
     }
 
