@@ -547,6 +547,7 @@ class ControlPlaneIT {
                 assertThat(router.hostgroups().get(40).writer().address().toString())
                         .isEqualTo(shard20.address());
             }
+            eventually("no router connection left on " + shard40.address(), () -> backendSessions(shard40) == 0);
 
             // hostgroup 40 goes away again, place back to 10
             config = (ObjectNode) getConfig(routerA);
@@ -871,6 +872,19 @@ class ControlPlaneIT {
             eventually(
                     "router runs version " + version,
                     () -> router.configuration().version() >= version);
+        }
+    }
+
+    /** Connections of the routers' backend account to {@code shard}, other than this one. */
+    private static long backendSessions(MariaDbServer shard) {
+        try (Connection c = Driver.MARIADB.connect(shard.port(), SCHEMA, BACKEND_USER, BACKEND_PASSWORD);
+                ResultSet rs = c.createStatement()
+                        .executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '"
+                                + BACKEND_USER + "' AND ID <> CONNECTION_ID()")) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
         }
     }
 
