@@ -197,7 +197,7 @@ public final class ControlPlane implements AutoCloseable {
         ConnectionStateListener retry = new ConnectionStateListener() {
             @Override
             public void stateChanged(CuratorFramework c, ConnectionState state) {
-                if (state.isConnected()) {
+                if (state.isConnected() && !background.isShutdown()) {
                     background.execute(() -> retryRegister(self, this));
                 }
             }

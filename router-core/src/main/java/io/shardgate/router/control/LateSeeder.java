@@ -51,7 +51,7 @@ final class LateSeeder implements ConnectionStateListener, AutoCloseable {
 
     @Override
     public void stateChanged(CuratorFramework c, ConnectionState state) {
-        if (state.isConnected()) {
+        if (state.isConnected() && !thread.isShutdown()) {
             thread.execute(() -> attempt(200));
         }
     }
