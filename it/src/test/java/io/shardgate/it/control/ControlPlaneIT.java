@@ -802,6 +802,7 @@ class ControlPlaneIT {
                 .singleElement()
                 .satisfies(open -> assertThat(open.value()).isGreaterThanOrEqualTo(1));
         assertThat(after.samples("shardgate_pool_waiting", Map.of())).isNotEmpty();
+        assertThat(after.samples("shardgate_pool_connections_busy", Map.of())).isNotEmpty();
         assertThat(after.samples("shardgate_cache_hits_total", Map.of())).isNotEmpty();
         assertThat(after.samples("shardgate_cache_misses_total", Map.of())).isNotEmpty();
         assertThat(after.value("shardgate_client_connections_accepted_total", Map.of()))

@@ -124,6 +124,12 @@ public final class RouterMetrics {
                 poolGauge(
                         hostgroups,
                         pool,
+                        "shardgate.pool.connections.busy",
+                        "Backend connections lent out to statements, transactions or pinned sessions (open - idle)",
+                        s -> s.open() - s.idle());
+                poolGauge(
+                        hostgroups,
+                        pool,
                         "shardgate.pool.waiting",
                         "Statements waiting for a backend connection",
                         PoolStats::waiting);
