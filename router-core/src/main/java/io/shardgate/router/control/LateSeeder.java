@@ -64,7 +64,9 @@ final class LateSeeder implements ConnectionStateListener, AutoCloseable {
             if (store.seedIfEmpty(seed)) {
                 log.info("ZooKeeper reachable: {} was empty, seeded it from the YAML file", root);
             } else {
-                log.info("ZooKeeper reachable: {} holds the cluster's configuration, the router adopts it", root);
+                log.info(
+                        "ZooKeeper reachable: {} holds the cluster's versions; the router runs them as they are accepted",
+                        root);
             }
             close();
         } catch (InvalidConfigException e) {
