@@ -13,6 +13,7 @@ import io.shardgate.admin.store.ConfigRejection;
 import io.shardgate.admin.store.ConfigValidator;
 import io.shardgate.admin.store.ZkRuleStore;
 import io.shardgate.admin.zookeeper.EmbeddedZooKeeper;
+import io.shardgate.cache.ResultCache;
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
 import io.shardgate.router.Shardgate;
@@ -578,6 +579,51 @@ class ControlPlaneIT {
                         "hostgroup 40 drained",
                         () -> router.configuration().draining().isEmpty());
             }
+        }
+    }
+
+    @Test
+    void cacheSectionAppliesAtRuntimeOnBothRouters() throws Exception {
+        TreeMap<String, String> original = new TreeMap<>(
+                routerA.ruleStore().current().orElseThrow().documents().sections());
+        try {
+            TreeMap<String, String> documents = new TreeMap<>(original);
+            documents.put(
+                    ConfigDocuments.CACHE, "{\"enabled\": true, \"max_bytes\": 2097152, \"max_entry_bytes\": 65536}");
+            documents.put(
+                    ConfigDocuments.QUERY_RULES,
+                    "[{\"match_digest\": \"^SELECT name FROM place\", \"cache_ttl_ms\": 60000}]");
+            awaitBoth(putOk(routerA, JSON.createObjectNode().set("documents", JSON.valueToTree(documents))));
+            for (Shardgate router : List.of(routerA, routerB)) {
+                ResultCache cache = router.resultCache().results();
+                assertThat(cache.config().enabled()).isTrue();
+                assertThat(cache.config().maxBytes()).isEqualTo(2097152);
+                long hits = cache.stats().hits();
+                readPlace(router);
+                readPlace(router);
+                assertThat(cache.stats().hits())
+                        .as("the second read is answered from the cache")
+                        .isGreaterThan(hits);
+                assertThat(cache.stats().entries()).isPositive();
+            }
+
+            documents.put(ConfigDocuments.CACHE, "{\"enabled\": false}");
+            awaitBoth(putOk(routerA, JSON.createObjectNode().set("documents", JSON.valueToTree(documents))));
+            for (Shardgate router : List.of(routerA, routerB)) {
+                ResultCache cache = router.resultCache().results();
+                assertThat(cache.config().enabled()).isFalse();
+                assertThat(cache.stats().entries())
+                        .as("switched off: nothing held")
+                        .isZero();
+                long hits = cache.stats().hits();
+                readPlace(router);
+                readPlace(router);
+                assertThat(cache.stats().hits()).isEqualTo(hits);
+            }
+        } finally {
+            TreeMap<String, String> restored = new TreeMap<>(original);
+            restored.put(ConfigDocuments.CACHE, "{\"enabled\": false}");
+            awaitBoth(putOk(routerA, JSON.createObjectNode().set("documents", JSON.valueToTree(restored))));
         }
     }
 
