@@ -522,8 +522,9 @@ class ControlPlaneIT {
             awaitBoth(putOk(routerA, config));
             eventually(
                     "clients on A and B read shard40",
-                    () -> Stream.concat(onA.lastSeen().stream(), onB.lastSeen().stream())
-                            .allMatch("shard40"::equals));
+                    () -> noFailures(onA, onB)
+                            && Stream.concat(onA.lastSeen().stream(), onB.lastSeen().stream())
+                                    .allMatch("shard40"::equals));
 
             // hostgroup 40's writer moves to another address: its old pool drains, traffic follows
             config = (ObjectNode) getConfig(routerA);
@@ -539,8 +540,9 @@ class ControlPlaneIT {
             awaitBoth(putOk(routerA, config));
             eventually(
                     "clients on A and B read shard20 through hostgroup 40",
-                    () -> Stream.concat(onA.lastSeen().stream(), onB.lastSeen().stream())
-                            .allMatch("shard20"::equals));
+                    () -> noFailures(onA, onB)
+                            && Stream.concat(onA.lastSeen().stream(), onB.lastSeen().stream())
+                                    .allMatch("shard20"::equals));
             for (Shardgate router : List.of(routerA, routerB)) {
                 eventually(
                         "hostgroup 40's pool on " + shard40.address() + " drained and closed",
@@ -565,8 +567,9 @@ class ControlPlaneIT {
             awaitBoth(putOk(routerA, config));
             eventually(
                     "clients read shard10 again",
-                    () -> Stream.concat(onA.lastSeen().stream(), onB.lastSeen().stream())
-                            .allMatch("shard10"::equals));
+                    () -> noFailures(onA, onB)
+                            && Stream.concat(onA.lastSeen().stream(), onB.lastSeen().stream())
+                                    .allMatch("shard10"::equals));
             long count = onB.statements();
             eventually("clients keep running", () -> onB.statements() > count + 20);
             onA.close();
@@ -920,6 +923,14 @@ class ControlPlaneIT {
                     "router runs version " + version,
                     () -> router.configuration().version() >= version);
         }
+    }
+
+    /** True, or the test fails at once with the client failures (a failed client stops reading). */
+    private static boolean noFailures(ClientLoad... loads) {
+        for (ClientLoad load : loads) {
+            assertThat(load.failures()).isEmpty();
+        }
+        return true;
     }
 
     /** Connections of the routers' backend account to {@code shard}, other than this one. */

@@ -24,9 +24,11 @@ import org.slf4j.LoggerFactory;
  * applied at run time ({@link #apply}): new hostgroups open pools, and a hostgroup whose settings
  * changed (servers, addresses, credentials, pool) or that is gone is <em>retired</em>: sessions
  * borrow from its successor for their next statement, while what runs on it finishes — statements
- * in flight and waiting for a connection, open transactions, pinned connections. Its pools close
- * once nothing is lent out or waiting, or after {@link #DRAIN_MILLIS} at the latest (connections
- * still lent out then close when their session gives them back).
+ * in flight and waiting for a connection, open transactions, pinned connections, and statements
+ * planned under the previous version (a removed hostgroup stays reachable for them while it
+ * drains). Its pools close once nothing is lent out or waiting (checked from a second after the
+ * swap), or after {@link #DRAIN_MILLIS} at the latest (connections still lent out then close when
+ * their session gives them back).
  */
 public final class Hostgroups implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Hostgroups.class);
@@ -34,6 +36,11 @@ public final class Hostgroups implements AutoCloseable {
     public static final long DRAIN_MILLIS = 60_000;
 
     private static final long DRAIN_CHECK_MILLIS = 50;
+    /**
+     * Before the first drain check: a statement that planned under the previous version just
+     * before the swap may still be on its way to this hostgroup's pools (an event loop behind).
+     */
+    private static final long DRAIN_GRACE_MILLIS = 1_000;
 
     private final BackendConnector connector;
     private volatile Map<Integer, Hostgroup> byId;
@@ -101,7 +108,7 @@ public final class Hostgroups implements AutoCloseable {
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS);
             for (Hostgroup old : retired) {
-                drainer.schedule(() -> drain(old, deadline), DRAIN_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+                drainer.schedule(() -> drain(old, deadline), DRAIN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
             }
         }
         return ids;
@@ -148,6 +155,17 @@ public final class Hostgroups implements AutoCloseable {
 
     public Collection<Hostgroup> all() {
         return byId.values();
+    }
+
+    /** The retired hostgroup {@code id} while it drains, or null. */
+    public Hostgroup draining(int id) {
+        Hostgroup found = null;
+        for (Hostgroup h : draining) {
+            if (h.id() == id) {
+                found = h; // the most recently retired
+            }
+        }
+        return found;
     }
 
     /** Retired hostgroups whose pools still wait for their borrowers. */
