@@ -54,7 +54,9 @@ import java.util.function.Supplier;
  * reverse. (4) The table index holds exactly the present entries.
  */
 public final class ResultCache implements AutoCloseable {
-    private final CacheConfig config;
+    /** Swapped whole by {@link #reconfigure}; every use reads it once. */
+    private volatile CacheConfig config;
+
     private final Ticker ticker;
     private final ByteBufAllocator alloc;
     private final Cache<CacheKey, CacheEntry> cache;
@@ -287,6 +289,31 @@ public final class ResultCache implements AutoCloseable {
     public int invalidateRule(int rule) {
         clock.rule(rule);
         return dropIf(e -> e.policy.rule() == rule);
+    }
+
+    /**
+     * Applies a new {@code cache:} section at run time: the bound on bytes is changed in place
+     * (Caffeine evicts down to a smaller one; what fits stays), the entry bound and fill timeout
+     * apply to the next fills, and a cache switched off drops everything it holds. Fills running
+     * meanwhile complete under the settings they started with.
+     */
+    public synchronized void reconfigure(CacheConfig next) {
+        CacheConfig previous = config;
+        if (next.equals(previous)) {
+            return;
+        }
+        config = next;
+        if (next.maxBytes() != previous.maxBytes()) {
+            cache.policy().eviction().ifPresent(e -> e.setMaximum(next.maxBytes()));
+        }
+        if (!next.enabled()) {
+            invalidateAll();
+        }
+    }
+
+    /** The settings in force. */
+    public CacheConfig config() {
+        return config;
     }
 
     /** Drops every result, e.g. when a new rule version is published. */

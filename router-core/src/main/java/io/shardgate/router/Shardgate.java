@@ -121,6 +121,11 @@ public final class Shardgate implements AutoCloseable {
         return new BackendServers(hostgroups);
     }
 
+    /** The hostgroups new statements use (and, in {@code draining()}, replaced ones still finishing). */
+    public Hostgroups hostgroups() {
+        return hostgroups;
+    }
+
     /** The client sessions logged in now, with whether and why each holds backend connections. */
     public List<SessionInfo> sessions() {
         return sessions.snapshot();
@@ -230,11 +235,11 @@ public final class Shardgate implements AutoCloseable {
             hostgroups = new Hostgroups(effective.hostgroups(), connector);
             metrics.pools(hostgroups);
             UserDirectory users = new UserDirectory(effective.users());
+            RouterResultCache cache = new RouterResultCache(effective.cacheConfig(), metrics.registry());
             LiveConfiguration live =
-                    new LiveConfiguration(config, version, effective, routing, users, hostgroups, metrics);
+                    new LiveConfiguration(config, version, effective, routing, users, hostgroups, cache, metrics);
             control.follow(live);
             SessionRegistry sessions = new SessionRegistry();
-            RouterResultCache cache = new RouterResultCache(effective.cacheConfig(), metrics.registry());
             FrontendServices services = new FrontendServices(
                     settings,
                     users,

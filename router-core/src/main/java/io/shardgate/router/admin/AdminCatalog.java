@@ -242,8 +242,8 @@ final class AdminCatalog {
                         .map(r -> r.source() + ": " + String.join("; ", r.problems()))
                         .orElse(null));
         row.put(
-                "restart_needed_hostgroups",
-                live.restartNeeded().isEmpty() ? null : live.restartNeeded().toString());
+                "draining_hostgroups",
+                live.draining().isEmpty() ? null : live.draining().toString());
         List<List<Object>> rows = List.of(new ArrayList<>(row.values()));
         return new AdminResult.Rows(typed(new ArrayList<>(row.keySet()), rows), rows);
     }

@@ -16,11 +16,17 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +38,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>At start the YAML's cluster sections seed the root if it is empty; then the cluster's current
  * version is what the router runs. When ZooKeeper does not answer within {@code
- * zookeeper.startup_timeout_millis} the router starts on its YAML and catches up once it does.
+ * zookeeper.startup_timeout_millis} the router starts on its YAML and catches up once it does
+ * (seeding the root then if it is still empty: {@link LateSeeder}).
  * Close order matters: the HTTP endpoint, the store (its registration recipe misbehaves on a
  * closed client), the Curator client, the embedded server.
  */
@@ -43,14 +50,30 @@ public final class ControlPlane implements AutoCloseable {
     private final CuratorFramework client;
     private final ZkRuleStore store;
     private final ConfigVersion firstVersion;
+    private final LateSeeder lateSeeder;
+    /** Runs ZooKeeper work that a connection event triggers, off Curator's event thread. */
+    private final ExecutorService background = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "sg-control-plane");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** Router ids registered by a retry; touched on {@link #background} only. */
+    private final Set<String> registered = new HashSet<>();
+
     private AdminHttpServer http;
 
     private ControlPlane(
-            EmbeddedZooKeeper embedded, CuratorFramework client, ZkRuleStore store, ConfigVersion firstVersion) {
+            EmbeddedZooKeeper embedded,
+            CuratorFramework client,
+            ZkRuleStore store,
+            ConfigVersion firstVersion,
+            LateSeeder lateSeeder) {
         this.embedded = embedded;
         this.client = client;
         this.store = store;
         this.firstVersion = firstVersion;
+        this.lateSeeder = lateSeeder;
     }
 
     /**
@@ -85,7 +108,12 @@ public final class ControlPlane implements AutoCloseable {
                     metrics);
             store.start();
             ConfigVersion first = firstVersion(local, client, store);
-            return new ControlPlane(embedded, client, store, first);
+            LateSeeder seeder = null;
+            if (first == null) {
+                seeder = new LateSeeder(client, store, ClusterDocuments.of(local), settings.root());
+                seeder.start();
+            }
+            return new ControlPlane(embedded, client, store, first, seeder);
         } catch (IOException e) {
             closeAll(null, store, client, embedded);
             throw new UncheckedIOException("cannot start the embedded ZooKeeper: " + e.getMessage(), e);
@@ -156,14 +184,54 @@ public final class ControlPlane implements AutoCloseable {
         store.current().ifPresent(live::onAccepted);
     }
 
-    /** Registers this router under the cluster's {@code routers} node (in the background if ZooKeeper is slow). */
+    /**
+     * Registers this router under the cluster's {@code routers} node (in the background if
+     * ZooKeeper is slow; if it is unreachable, again each time the session connects until it works).
+     */
     public void register(String id, String host, Map<String, Integer> ports) {
-        try {
-            if (!store.register(new LiveRouter(id, host, ports, 0), Duration.ofSeconds(5))) {
-                log.warn("router registration {} not confirmed yet; it completes when ZooKeeper answers", id);
+        LiveRouter self = new LiveRouter(id, host, ports, 0);
+        // without a connection, trying now would hold up the router's start for Curator's retries
+        if (client.getZookeeperClient().isConnected() && tryRegister(self)) {
+            return;
+        }
+        ConnectionStateListener retry = new ConnectionStateListener() {
+            @Override
+            public void stateChanged(CuratorFramework c, ConnectionState state) {
+                if (state.isConnected() && !background.isShutdown()) {
+                    background.execute(() -> retryRegister(self, this));
+                }
             }
-        } catch (RuleStoreException | IllegalStateException e) {
-            log.warn("router registration {} failed: {}", id, e.getMessage());
+        };
+        client.getConnectionStateListenable().addListener(retry);
+        if (client.getZookeeperClient().isConnected()) {
+            background.execute(() -> retryRegister(self, retry)); // connected before the listener was added
+        }
+    }
+
+    /** Runs on {@link #background} only, so attempts never overlap. */
+    private void retryRegister(LiveRouter self, ConnectionStateListener retry) {
+        if (registered.contains(self.id())) {
+            return;
+        }
+        if (tryRegister(self)) {
+            registered.add(self.id());
+            client.getConnectionStateListenable().removeListener(retry);
+        }
+    }
+
+    /** False when ZooKeeper could not be asked (retried at the next connection). */
+    private boolean tryRegister(LiveRouter self) {
+        try {
+            if (!store.register(self, Duration.ofSeconds(5))) {
+                log.warn("router registration {} not confirmed yet; it completes when ZooKeeper answers", self.id());
+            }
+            return true;
+        } catch (RuleStoreException e) {
+            log.warn("router registration {} failed ({}); retrying when ZooKeeper is back", self.id(), e.getMessage());
+            return false;
+        } catch (IllegalStateException e) {
+            log.warn("router registration {} failed: {}", self.id(), e.getMessage());
+            return true;
         }
     }
 
@@ -188,6 +256,10 @@ public final class ControlPlane implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        if (lateSeeder != null) {
+            lateSeeder.close();
+        }
+        background.shutdownNow();
         closeAll(http, store, client, embedded);
         http = null;
     }

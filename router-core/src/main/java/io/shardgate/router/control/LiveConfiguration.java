@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shardgate.admin.store.ConfigListener;
 import io.shardgate.admin.store.ConfigVersion;
+import io.shardgate.router.cache.RouterResultCache;
 import io.shardgate.router.config.RouterConfig;
 import io.shardgate.router.frontend.UserDirectory;
 import io.shardgate.router.metrics.RouterMetrics;
@@ -17,15 +18,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies each configuration version the rule store accepts to the running router: new hostgroups
- * get pools, then the users new logins check and the sharding rules new statements plan against
- * are swapped, each atomically. A statement in flight finishes on the snapshot it read; plans of
- * older versions leave the plan cache when the first statement plans under the new one.
- *
- * <p>A running hostgroup is never changed or closed under its sessions: a version that changes or
- * removes one is served otherwise whole, and the hostgroup keeps its old settings until the router
- * restarts (logged, and counted by {@code shardgate.config.restart_needed}). The store runs this on
- * its own thread, one version at a time, in increasing order.
+ * Applies each configuration version the rule store accepts to the running router: the
+ * hostgroups (new ones open pools, changed or removed ones drain: {@link Hostgroups}), the result
+ * cache's settings, the users new logins check and the sharding rules new statements plan against,
+ * each swapped atomically. A statement in flight finishes on the snapshot and pool it has; plans of
+ * older versions leave the plan cache when the first statement plans under the new one. The store
+ * runs this on its own thread, one version at a time, in increasing order.
  */
 public final class LiveConfiguration implements ConfigListener {
     private static final Logger log = LoggerFactory.getLogger(LiveConfiguration.class);
@@ -34,10 +32,10 @@ public final class LiveConfiguration implements ConfigListener {
     private final RoutingRules routing;
     private final UserDirectory users;
     private final Hostgroups hostgroups;
+    private final RouterResultCache cache;
     private final RouterMetrics metrics;
     private volatile RouterConfig current;
     private volatile long version;
-    private volatile SortedSet<Integer> restartNeeded = new TreeSet<>();
 
     /**
      * @param local the router's own YAML (its {@code server} and {@code zookeeper} sections stay)
@@ -51,6 +49,7 @@ public final class LiveConfiguration implements ConfigListener {
             RoutingRules routing,
             UserDirectory users,
             Hostgroups hostgroups,
+            RouterResultCache cache,
             RouterMetrics metrics) {
         this.local = local;
         this.version = version;
@@ -58,10 +57,14 @@ public final class LiveConfiguration implements ConfigListener {
         this.routing = routing;
         this.users = users;
         this.hostgroups = hostgroups;
+        this.cache = cache;
         this.metrics = metrics;
         MeterRegistry registry = metrics.registry();
-        Gauge.builder("shardgate.config.restart_needed", this, c -> c.restartNeeded.size())
-                .description("Hostgroups whose changed settings apply only after a restart")
+        Gauge.builder(
+                        "shardgate.hostgroups.draining",
+                        hostgroups,
+                        h -> h.draining().size())
+                .description("Hostgroups a newer configuration replaced or removed whose pools still lend connections")
                 .register(registry);
     }
 
@@ -75,9 +78,11 @@ public final class LiveConfiguration implements ConfigListener {
         return current;
     }
 
-    /** Hostgroups whose configuration in the current version differs from what runs. */
-    public SortedSet<Integer> restartNeeded() {
-        return restartNeeded;
+    /** Ids of the retired hostgroups whose pools still wait for their borrowers. */
+    public SortedSet<Integer> draining() {
+        SortedSet<Integer> ids = new TreeSet<>();
+        hostgroups.draining().forEach(h -> ids.add(h.id()));
+        return ids;
     }
 
     @Override
@@ -99,21 +104,20 @@ public final class LiveConfiguration implements ConfigListener {
             log.error("config version {} has invalid rules: {}", accepted.number(), e.problems());
             return;
         }
-        SortedSet<Integer> unapplied = hostgroups.apply(next.hostgroups());
+        SortedSet<Integer> retired = hostgroups.apply(next.hostgroups());
         metrics.pools(hostgroups);
+        cache.results().reconfigure(next.cacheConfig());
         users.replace(next.users());
         routing.publish(rules);
         current = next;
         version = accepted.number();
-        restartNeeded = unapplied;
-        if (unapplied.isEmpty()) {
+        if (retired.isEmpty()) {
             log.info("config version {} in force", accepted.number());
         } else {
-            log.warn(
-                    "config version {} in force, except for hostgroups {}: changing or removing a running hostgroup"
-                            + " takes a restart; they keep their previous settings until then",
+            log.info(
+                    "config version {} in force; hostgroups {} changed or went away: their old pools drain",
                     accepted.number(),
-                    unapplied);
+                    retired);
         }
     }
 }

@@ -92,6 +92,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private String statementSchema;
     private int statementHostgroup;
     private long statementStart;
+    /** The statement in flight is a COM_STMT_EXECUTE (else a COM_QUERY). */
+    private boolean statementPrepared;
 
     private ChangeUserExchange changeUser;
     private final PreparedStatementCommands prepared;
@@ -339,8 +341,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     /** A COM_QUERY or COM_STMT_EXECUTE of shape {@code digest} starts (timed until its answer ends). */
-    void statementStarted(String schema, Digest digest) {
+    void statementStarted(String schema, Digest digest, boolean prepared) {
         statementDigest = digest;
+        statementPrepared = prepared;
         statementSchema = schema;
         statementHostgroup = QueryDigestStats.SEVERAL_HOSTGROUPS;
         statementStart = System.nanoTime();
@@ -358,6 +361,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     /** The statement in flight ended; {@code rowsSent} and {@code rowsAffected} as its backend answered. */
     private void statementEnded(boolean error, long rowsSent, long rowsAffected) {
         if (statementDigest != null) {
+            long nanos = System.nanoTime() - statementStart;
+            services.metrics().statement(statementHostgroup, statementPrepared, nanos, error);
             services.metrics()
                     .digests()
                     .record(
@@ -365,7 +370,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                             statementDigest.hash(),
                             statementDigest.text(),
                             statementHostgroup,
-                            System.nanoTime() - statementStart,
+                            nanos,
                             error,
                             rowsSent,
                             rowsAffected);

@@ -125,7 +125,7 @@ final class PreparedStatementCommands {
             }
             statement.lastHostgroup = hostgroup;
         } else if (command == Command.COM_STMT_EXECUTE) {
-            session.statementStarted(session.desired().schema(), statement.route.digest());
+            session.statementStarted(session.desired().schema(), statement.route.digest(), true);
             packet = ExecuteTypes.bound(packet, statement);
             Packet execute = packet;
             boolean longData = statement.longDataHostgroup >= 0; // values the execution itself does not carry

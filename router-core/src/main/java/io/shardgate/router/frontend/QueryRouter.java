@@ -82,7 +82,7 @@ final class QueryRouter {
         RuleSnapshot rules = session.services().routing().current();
         String schema = session.desired().schema();
         Digest digest = Digest.of(sql);
-        session.statementStarted(schema, digest);
+        session.statementStarted(schema, digest, false);
         QueryRuleMatch rule = rules.matchQueryRules(session.user().name(), schema, digest.text());
         if (rule.error() != null) {
             packet.release();

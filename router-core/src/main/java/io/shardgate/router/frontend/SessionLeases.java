@@ -49,9 +49,19 @@ final class SessionLeases {
     private BackendLease lease(int id, boolean reads) {
         BackendLease known = find(id, reads);
         if (known != null) {
-            return used(known);
+            // a hostgroup a newer configuration replaced or removed: what the lease holds finishes
+            // there, anything new borrows from its successor (one volatile read per statement)
+            if (!known.hostgroup().retired() || known.current() != null || hostgroups.get(id) == null) {
+                return used(known);
+            }
+            leases.remove(known);
         }
         Hostgroup hostgroup = hostgroups.get(id);
+        if (hostgroup == null) {
+            // removed by the version that just came in: a statement planned under the previous
+            // version still finishes on it while it drains
+            hostgroup = hostgroups.draining(id);
+        }
         if (hostgroup == null) {
             return null;
         }

@@ -14,7 +14,9 @@ import io.shardgate.router.routing.BackendServer;
 import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.routing.Hostgroups;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +37,9 @@ public final class ServerMonitor implements AutoCloseable {
 
     private final BackendConnector connector;
     private final EventLoopGroup loops;
-    private final List<ScheduledFuture<?>> schedules = new ArrayList<>();
+    /** The check schedules of each watched hostgroup (by identity: a replaced one is another object). */
+    private final Map<Hostgroup, List<ScheduledFuture<?>>> schedules = new IdentityHashMap<>();
+
     private volatile boolean closed;
 
     private ServerMonitor(BackendConnector connector, EventLoopGroup loops) {
@@ -50,6 +54,7 @@ public final class ServerMonitor implements AutoCloseable {
     public static ServerMonitor start(Hostgroups hostgroups, BackendConnector connector, EventLoopGroup loops) {
         ServerMonitor monitor = new ServerMonitor(connector, loops);
         hostgroups.onAdded(monitor::watch);
+        hostgroups.onRetired(monitor::unwatch);
         for (Hostgroup hostgroup : hostgroups.all()) {
             monitor.watch(hostgroup);
         }
@@ -64,8 +69,23 @@ public final class ServerMonitor implements AutoCloseable {
         for (BackendServer server : hostgroup.servers()) {
             EventLoop loop = loops.next();
             synchronized (schedules) {
-                schedules.add(loop.scheduleWithFixedDelay(
-                        () -> check(hostgroup, server, loop), 0, settings.intervalMillis(), TimeUnit.MILLISECONDS));
+                schedules
+                        .computeIfAbsent(hostgroup, h -> new ArrayList<>())
+                        .add(loop.scheduleWithFixedDelay(
+                                () -> check(hostgroup, server, loop),
+                                0,
+                                settings.intervalMillis(),
+                                TimeUnit.MILLISECONDS));
+            }
+        }
+    }
+
+    /** Stops checking a hostgroup a newer configuration replaced or removed. */
+    private void unwatch(Hostgroup hostgroup) {
+        synchronized (schedules) {
+            List<ScheduledFuture<?>> stopped = schedules.remove(hostgroup);
+            if (stopped != null) {
+                stopped.forEach(s -> s.cancel(false));
             }
         }
     }
@@ -131,7 +151,7 @@ public final class ServerMonitor implements AutoCloseable {
     public void close() {
         closed = true;
         synchronized (schedules) {
-            schedules.forEach(s -> s.cancel(false));
+            schedules.values().forEach(list -> list.forEach(s -> s.cancel(false)));
         }
     }
 }

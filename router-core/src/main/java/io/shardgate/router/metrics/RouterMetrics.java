@@ -17,9 +17,10 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The router's meters, rendered by {@code /metrics}: client connections, commands by type, errors
- * the router itself answered by code, backend pool usage per server. The data plane only
- * increments counters created up front (commands) or once per error code, so a statement costs an
- * array lookup and an atomic add; pool gauges are read at scrape time.
+ * the router itself answered by code, statement latency per hostgroup ({@link StatementTimers}),
+ * backend pool usage per server. The data plane only touches meters created up front (commands,
+ * per hostgroup) or once per error code, so a statement costs array lookups and atomic adds; pool
+ * gauges are read at scrape time.
  */
 public final class RouterMetrics {
     private final PrometheusMeterRegistry registry;
@@ -28,6 +29,7 @@ public final class RouterMetrics {
     private final Set<String> poolsMetered = new HashSet<>(); // guarded by this
     private final Counter accepted;
     private final QueryDigestStats digests = new QueryDigestStats(MAX_DIGESTS);
+    private final StatementTimers statements;
 
     /** Statement shapes whose statistics are kept; the least used beyond this are evicted. */
     static final long MAX_DIGESTS = 10_000;
@@ -46,6 +48,7 @@ public final class RouterMetrics {
                             .tag("command", command.name())
                             .register(registry));
         }
+        statements = new StatementTimers(registry);
         accepted = Counter.builder("shardgate.client.connections.accepted")
                 .description("Client connections accepted since start")
                 .register(registry);
@@ -89,8 +92,20 @@ public final class RouterMetrics {
                 .increment();
     }
 
-    /** Meters every pool of {@code hostgroups} not metered yet (call again after hostgroups are added). */
+    /**
+     * A COM_QUERY ({@code prepared} false) or COM_STMT_EXECUTE ended after {@code nanos} on {@code
+     * hostgroup} (-1: several or none); the hostgroup's timer was created by {@link #pools}.
+     */
+    public void statement(int hostgroup, boolean prepared, long nanos, boolean error) {
+        statements.record(hostgroup, prepared, nanos, error);
+    }
+
+    /**
+     * Meters every hostgroup and pool of {@code hostgroups} not metered yet (call again after
+     * hostgroups are added or replaced).
+     */
     public synchronized void pools(Hostgroups hostgroups) {
+        hostgroups.all().forEach(h -> statements.hostgroup(h.id()));
         for (PoolStats stats : hostgroups.poolStats()) {
             if (poolsMetered.add(stats.pool())) {
                 String pool = stats.pool();
@@ -106,6 +121,12 @@ public final class RouterMetrics {
                         "shardgate.pool.connections.idle",
                         "Backend connections idle in the pool",
                         PoolStats::idle);
+                poolGauge(
+                        hostgroups,
+                        pool,
+                        "shardgate.pool.connections.busy",
+                        "Backend connections lent out to statements, transactions or pinned sessions (open - idle)",
+                        s -> s.open() - s.idle());
                 poolGauge(
                         hostgroups,
                         pool,

@@ -3,6 +3,7 @@ package io.shardgate.router.routing;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.ReaderConfig;
+import io.shardgate.router.pool.PoolStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -24,6 +25,8 @@ public final class Hostgroup implements AutoCloseable {
     private final HostgroupConfig resolved;
     private final List<BackendServer> servers;
     private volatile BackendServer writer;
+    /** Set when a configuration version replaced or removed this hostgroup: it only drains now. */
+    private volatile boolean retired;
 
     public Hostgroup(HostgroupConfig published, BackendConnector connector) {
         // the published form stays the identity (a reload compares it); pools log in with the secret
@@ -56,6 +59,30 @@ public final class Hostgroup implements AutoCloseable {
     /** The backend password this router logs in with (password_file or ${NAME} resolved). */
     public String backendPassword() {
         return resolved.password();
+    }
+
+    /**
+     * True once a newer configuration replaced or removed this hostgroup: sessions finish what
+     * they hold on it (a statement, a transaction, a pinned connection) and borrow from its
+     * successor for anything new.
+     */
+    public boolean retired() {
+        return retired;
+    }
+
+    void retire() {
+        retired = true;
+    }
+
+    /** Connections lent out or statements waiting for one, over every server of the hostgroup. */
+    public boolean busy() {
+        for (BackendServer s : servers) {
+            PoolStats stats = s.pool().stats();
+            if (stats.open() > stats.idle() || stats.waiting() > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The server writes go to right now. */
