@@ -3,6 +3,7 @@ package io.shardgate.sharding.plan;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.rule.Role;
 import io.shardgate.sharding.rule.RuleSnapshot;
 
@@ -41,6 +42,18 @@ public record Plan(
                     "plan of rule version " + key.ruleVersion() + " used with version " + snapshot.version());
         }
         return route.targets(values);
+    }
+
+    /**
+     * Targets of one execution of a text statement: from the route alone when they do not depend on
+     * values (no {@link Values} is built), else from the digest's literals.
+     */
+    public Targets targets(Digest digest, RuleSnapshot snapshot) {
+        Targets fixed = route.fixedTargets();
+        if (fixed != null && snapshot.version() == key.ruleVersion()) {
+            return fixed;
+        }
+        return targets(Values.of(digest), snapshot);
     }
 
     /** The SQL for one target of {@code targets}. */

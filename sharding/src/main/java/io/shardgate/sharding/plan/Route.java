@@ -31,6 +31,14 @@ public sealed interface Route
     Targets targets(Values values);
 
     /**
+     * The targets of every execution when they do not depend on its values (built once), else
+     * null: a plan-cache hit on such a route needs no {@link Values} at all.
+     */
+    default Targets fixedTargets() {
+        return null;
+    }
+
+    /**
      * Requires nothing: every table of the statement lives on {@code hostgroup}.
      *
      * @param fixed the targets of every execution, built once
@@ -42,6 +50,11 @@ public sealed interface Route
 
         @Override
         public Targets targets(Values values) {
+            return fixed;
+        }
+
+        @Override
+        public Targets fixedTargets() {
             return fixed;
         }
     }
@@ -117,20 +130,35 @@ public sealed interface Route
         public Targets targets(Values values) {
             return all;
         }
+
+        @Override
+        public Targets fixedTargets() {
+            return all;
+        }
     }
 
     /**
      * Requires hostgroups that each hold every table of the statement (broadcast copies, DDL on a
      * sharded table): a write runs on all of them, a read on any one.
      */
-    record Broadcast(List<Integer> hostgroups, boolean write) implements Route {
+    record Broadcast(List<Integer> hostgroups, boolean write, Targets fixed) implements Route {
+        public Broadcast(List<Integer> hostgroups, boolean write) {
+            this(hostgroups, write, null);
+        }
+
         public Broadcast {
             hostgroups = List.copyOf(new TreeSet<>(hostgroups));
+            fixed = new Targets(hostgroups.stream().map(Target::of).toList(), !write, null);
         }
 
         @Override
         public Targets targets(Values values) {
-            return new Targets(hostgroups.stream().map(Target::of).toList(), !write, null);
+            return fixed;
+        }
+
+        @Override
+        public Targets fixedTargets() {
+            return fixed;
         }
     }
 
