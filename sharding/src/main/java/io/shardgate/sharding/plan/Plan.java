@@ -99,6 +99,9 @@ public record Plan(
             out.put("table", r.table().name())
                     .put("column", r.table().keyed().column())
                     .put("key", "?" + (r.slot() + 1));
+            if (r.severalRefused() != null) {
+                out.put("one_shard_only", r.severalRefused());
+            }
         } else if (route instanceof Route.ByRange r) {
             out.put("table", r.table().name()).put("column", r.table().keyed().column());
             if (r.lower() >= 0) {
@@ -142,6 +145,10 @@ public record Plan(
                 a.add(agg.function() + " " + agg.column()
                         + (agg.countColumn() == null ? "" : " / " + agg.countColumn()));
             }
+        }
+        if (!merge.computed().isEmpty()) {
+            ArrayNode c = m.putArray("computed");
+            merge.computed().forEach(x -> c.add(x.toString()));
         }
         if (merge.having() != null) {
             m.put("having", merge.having().toString());

@@ -65,10 +65,19 @@ public sealed interface Route
      * rows, e.g. '42abc' = 42 in MySQL).
      *
      * @param byHostgroup the targets of each of the table's hostgroups, built once
+     * @param severalRefused null, or why the statement is correct on one shard only (a derived
+     *     table narrowed by the key): an execution whose value maps to no hostgroup is then refused
+     *     with it instead of scattered
      */
-    record ByKey(TableRule table, int slot, TargetsByHostgroup byHostgroup) implements Route {
+    record ByKey(TableRule table, int slot, TargetsByHostgroup byHostgroup, String severalRefused) implements Route {
         public ByKey(TableRule table, int slot) {
-            this(table, slot, new TargetsByHostgroup(table.strategy().hostgroups()));
+            this(table, slot, new TargetsByHostgroup(table.strategy().hostgroups()), null);
+        }
+
+        /** A route correct only when the key picks one shard; other executions are refused with {@code reason}. */
+        public static ByKey oneShardOnly(TableRule table, int slot, String reason) {
+            return new ByKey(
+                    table, slot, new TargetsByHostgroup(table.strategy().hostgroups()), reason);
         }
 
         @Override
@@ -77,7 +86,13 @@ public sealed interface Route
             if (values.size(slot) == 1) {
                 // a point lookup, most of the traffic: no collection, a shared Targets
                 int hg = keyed.hostgroupOf(values.scalar(slot));
+                if (hg < 0 && severalRefused != null) {
+                    return Targets.error(severalRefused);
+                }
                 return hg < 0 ? byHostgroup.all() : byHostgroup.one(hg);
+            }
+            if (severalRefused != null) {
+                return Targets.error(severalRefused);
             }
             TreeSet<Integer> hostgroups = new TreeSet<>();
             for (Object value : values.slot(slot)) {
