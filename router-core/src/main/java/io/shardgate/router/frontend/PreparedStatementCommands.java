@@ -210,7 +210,7 @@ final class PreparedStatementCommands {
      */
     private long routerLastInsertId(PreparedStatements.Prepared statement) {
         long value = session.lastInsertId().value();
-        if (value == 0 || !StatementScanner.scan(statement.sql).lastInsertId()) {
+        if (value == 0 || !StatementScanner.scan(statement.sql).readsLastInsertId()) {
             return 0; // the scan runs only in sessions that inserted router-generated keys
         }
         return session.lastInsertId().column(statement.sql) != null ? value : -1;
