@@ -242,14 +242,36 @@ final class DifferentialCorpus {
                 50,
                 250));
         out.add(q("SELECT * FROM (SELECT code, name FROM countries WHERE region = ?) k ORDER BY code", true, "EU"));
-        // UNION: runs where every table is on one hostgroup or broadcast
+        // UNION: on one hostgroup or broadcast tables unchanged; over sharded tables each shard's, merged
         out.add(q("SELECT code FROM countries UNION SELECT code FROM regions ORDER BY code", true));
         out.add(q("SELECT id FROM notes UNION ALL SELECT id FROM notes", false));
+        out.add(q("SELECT id FROM customers WHERE id < ? UNION ALL SELECT id FROM events WHERE id < ?", false, 5, 5));
+        out.add(q("SELECT city FROM customers UNION SELECT status FROM orders", false));
+        out.add(q(
+                "SELECT customer_id AS id FROM orders WHERE amount > ? UNION SELECT id FROM customers WHERE score >"
+                        + " ? ORDER BY id DESC LIMIT ?, ?",
+                true,
+                900,
+                80,
+                2,
+                6));
+        out.add(q(
+                "SELECT id, kind FROM events WHERE value > ? UNION ALL SELECT id, name FROM customers WHERE id = ?"
+                        + " ORDER BY 1, 2 LIMIT ?",
+                true,
+                30,
+                12,
+                8));
+        out.add(q(
+                "SELECT customer_id, SUM(amount) FROM orders GROUP BY customer_id UNION ALL SELECT id, score FROM"
+                        + " customers WHERE id < ?",
+                false,
+                10));
+        out.add(q("SELECT id FROM orders UNION ALL SELECT code FROM countries", false));
+        out.add(q("SELECT status FROM orders GROUP BY status UNION SELECT name FROM customers", false));
         // refused with a reason (EXPECTED_REFUSALS)
         out.add(q("SELECT COUNT(*) FROM (SELECT status FROM orders GROUP BY status) t", true));
         out.add(q("SELECT * FROM (SELECT id FROM customers ORDER BY id LIMIT ?) t", false, 5));
-        out.add(q("SELECT id FROM customers WHERE id < ? UNION ALL SELECT id FROM events WHERE id < ?", false, 5, 5));
-        out.add(q("SELECT city FROM customers UNION SELECT status FROM orders", false));
         // refused with a reason (EXPECTED_REFUSALS): MySQL's intermediate quotient precision
         out.add(q("SELECT SUM(amount) / COUNT(*) * 100 FROM orders", true));
         out.add(q("SELECT AVG(score) + 1 FROM customers", true));

@@ -93,7 +93,7 @@ final class DerivedTablePlanner {
     }
 
     /** Whether the inner query's result is the disjoint union of its per-shard results. */
-    private static boolean unionOfShards(SqlSelect inner, Placement placement) {
+    static boolean unionOfShards(SqlSelect inner, Placement placement) {
         if (inner.isDistinct()) {
             return false;
         }

@@ -88,6 +88,10 @@ final class QueryPlanner {
                     + " on the shards when its SELECT neither aggregates, DISTINCTs nor LIMITs, or groups by the"
                     + " sharding key, or when an equality on the key picks one shard)");
         }
+        if (query.getKind() == SqlKind.UNION && !singleHost(route)) {
+            return new UnionPlanner(this::resolve, schema, text, defaultHostgroup)
+                    .plan((org.apache.calcite.sql.SqlCall) query, orderBy, role);
+        }
         if (!(query instanceof SqlSelect) && !singleHost(route)) {
             route = Route.Refuse.notSupported(query.getKind().sql
                     + " over sharded tables is not supported yet (each SELECT of it would need its own merge); it runs"
