@@ -288,15 +288,18 @@ class KeyGenerationIT {
         try (Connection c = connect(driver, true);
                 PreparedStatement insert =
                         c.prepareStatement("INSERT INTO members (name) VALUES (?)", Statement.RETURN_GENERATED_KEYS);
-                PreparedStatement last = c.prepareStatement("SELECT LAST_INSERT_ID()")) {
+                PreparedStatement last = c.prepareStatement("SELECT LAST_INSERT_ID()");
+                PreparedStatement identity = c.prepareStatement("SELECT @@identity")) {
             for (String name : List.of("first-" + driver, "second-" + driver)) {
                 insert.setString(1, name);
                 insert.executeUpdate();
                 long generated = keys(insert).get(0);
                 // server-side prepared (COM_STMT_EXECUTE, binary rows): the backend is handed the router's key
-                try (ResultSet rs = last.executeQuery()) {
-                    assertThat(rs.next()).isTrue();
-                    assertThat(rs.getLong(1)).isEqualTo(generated);
+                for (PreparedStatement read : List.of(last, identity)) {
+                    try (ResultSet rs = read.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getLong(1)).isEqualTo(generated);
+                    }
                 }
             }
         }

@@ -210,10 +210,16 @@ final class PreparedStatementCommands {
      */
     private long routerLastInsertId(PreparedStatements.Prepared statement) {
         long value = session.lastInsertId().value();
-        if (value == 0 || !StatementScanner.scan(statement.sql).readsLastInsertId()) {
+        if (value == 0 || !(StatementScanner.scan(statement.sql).readsLastInsertId() || namesIdentity(statement.sql))) {
             return 0; // the scan runs only in sessions that inserted router-generated keys
         }
         return session.lastInsertId().column(statement.sql) != null ? value : -1;
+    }
+
+    /** Whether {@code sql} reads {@code @@identity} or {@code @@last_insert_id} (LAST_INSERT_ID() by another name). */
+    private static boolean namesIdentity(String sql) {
+        String lower = sql.toLowerCase(java.util.Locale.ROOT);
+        return lower.contains("@@identity") || lower.contains("@@last_insert_id") || lower.contains(".identity");
     }
 
     /** Sends a command on {@code connection}, preparing the statement there first if it has not been. */
