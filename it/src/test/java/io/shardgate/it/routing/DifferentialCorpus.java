@@ -193,6 +193,88 @@ final class DifferentialCorpus {
         out.add(q("SELECT id, body FROM notes ORDER BY id", true));
         out.add(q("SELECT COUNT(body) FROM notes", true));
         out.add(q("SELECT n.id, k.name FROM notes n JOIN countries k ON k.code = ?", false, "NL"));
+        // expressions over aggregates: computed by the merge from the merged partials
+        out.add(q("SELECT SUM(amount)/COUNT(*) FROM orders", true));
+        out.add(q("SELECT SUM(score)/COUNT(*), SUM(score)/COUNT(score) FROM customers", true));
+        out.add(q("SELECT MAX(score)-MIN(score) FROM customers", true));
+        out.add(q(
+                "SELECT ROUND(AVG(amount), 2), ROUND(AVG(score)) FROM orders JOIN customers ON customers.id ="
+                        + " orders.customer_id",
+                true));
+        out.add(q("SELECT ROUND(AVG(score), ?) FROM customers WHERE id > ?", true, 1, 10));
+        out.add(q("SELECT COUNT(*)+1, COUNT(*) * ?, -SUM(value) FROM events", true, 3));
+        out.add(q("SELECT COALESCE(SUM(score), 0), IFNULL(MAX(score), -1) FROM customers WHERE id > ?", true, 1000));
+        out.add(q("SELECT ABS(MIN(value)) + MAX(value) FROM events", true));
+        out.add(q(
+                "SELECT status, COUNT(*) * 2, MAX(amount) - MIN(amount) AS spread FROM orders GROUP BY status"
+                        + " ORDER BY spread DESC",
+                true));
+        out.add(q(
+                "SELECT kind, SUM(value) / COUNT(*) AS mean FROM events GROUP BY kind HAVING mean > ? ORDER BY"
+                        + " kind",
+                true,
+                10));
+        out.add(q(
+                "SELECT country, ROUND(SUM(amount) / COUNT(*), 1) FROM orders GROUP BY country ORDER BY 2 DESC,"
+                        + " country LIMIT ?",
+                true,
+                3));
+        out.add(q("SELECT city, COUNT(*) + ? FROM customers GROUP BY city", false, 100));
+        out.add(q("SELECT customer_id, SUM(amount) / COUNT(*) FROM orders GROUP BY customer_id", false));
+        out.add(q("SELECT SUM(value) / SUM(id) FROM events WHERE id < ?", true, 150));
+        // derived tables: pushed down when the inner result is the union of the shards' results
+        out.add(q("SELECT COUNT(*), SUM(amount) FROM (SELECT id, amount FROM orders WHERE amount > ?) t", true, 500));
+        out.add(q(
+                "SELECT t.customer_id, t.total FROM (SELECT customer_id, SUM(amount) AS total FROM orders GROUP BY"
+                        + " customer_id) t WHERE t.total > ? ORDER BY t.total DESC, t.customer_id LIMIT ?",
+                true,
+                2000,
+                5));
+        out.add(q(
+                "SELECT AVG(n), MAX(n), MIN(total) FROM (SELECT customer_id, COUNT(*) AS n, SUM(amount) AS total"
+                        + " FROM orders GROUP BY customer_id) t",
+                true));
+        out.add(q("SELECT COUNT(*) FROM (SELECT status FROM orders WHERE customer_id = ? GROUP BY status) t", true, 7));
+        out.add(q(
+                "SELECT x.kind, COUNT(*) FROM (SELECT id, kind FROM events WHERE id BETWEEN ? AND ?) x GROUP BY"
+                        + " x.kind ORDER BY x.kind",
+                true,
+                50,
+                250));
+        out.add(q("SELECT * FROM (SELECT code, name FROM countries WHERE region = ?) k ORDER BY code", true, "EU"));
+        // UNION: on one hostgroup or broadcast tables unchanged; over sharded tables each shard's, merged
+        out.add(q("SELECT code FROM countries UNION SELECT code FROM regions ORDER BY code", true));
+        out.add(q("SELECT id FROM notes UNION ALL SELECT id FROM notes", false));
+        out.add(q("SELECT id FROM customers WHERE id < ? UNION ALL SELECT id FROM events WHERE id < ?", false, 5, 5));
+        out.add(q("SELECT city FROM customers UNION SELECT status FROM orders", false));
+        out.add(q(
+                "SELECT customer_id AS id FROM orders WHERE amount > ? UNION SELECT id FROM customers WHERE score >"
+                        + " ? ORDER BY id DESC LIMIT ?, ?",
+                true,
+                900,
+                80,
+                2,
+                6));
+        out.add(q(
+                "SELECT id, kind FROM events WHERE value > ? UNION ALL SELECT id, name FROM customers WHERE id = ?"
+                        + " ORDER BY 1, 2 LIMIT ?",
+                true,
+                30,
+                12,
+                8));
+        out.add(q(
+                "SELECT customer_id, SUM(amount) FROM orders GROUP BY customer_id UNION ALL SELECT id, score FROM"
+                        + " customers WHERE id < ?",
+                false,
+                10));
+        out.add(q("SELECT id FROM orders UNION ALL SELECT code FROM countries", false));
+        out.add(q("SELECT status FROM orders GROUP BY status UNION SELECT name FROM customers", false));
+        // refused with a reason (EXPECTED_REFUSALS)
+        out.add(q("SELECT COUNT(*) FROM (SELECT status FROM orders GROUP BY status) t", true));
+        out.add(q("SELECT * FROM (SELECT id FROM customers ORDER BY id LIMIT ?) t", false, 5));
+        // refused with a reason (EXPECTED_REFUSALS): MySQL's intermediate quotient precision
+        out.add(q("SELECT SUM(amount) / COUNT(*) * 100 FROM orders", true));
+        out.add(q("SELECT AVG(score) + 1 FROM customers", true));
         return out;
     }
 
@@ -209,7 +291,22 @@ final class DifferentialCorpus {
             String name = NAMES[r.nextInt(NAMES.length)];
             String status = STATUSES[r.nextInt(3)];
             BigDecimal amount = new BigDecimal(r.nextInt(100_000)).movePointLeft(2);
-            switch (r.nextInt(18)) {
+            switch (r.nextInt(20)) {
+                case 18 ->
+                    out.add(q(
+                            "SELECT kind, COUNT(*) + ?, MAX(value) - MIN(value), ROUND(SUM(value) / COUNT(value), ?) FROM"
+                                    + " events WHERE id > ? GROUP BY kind",
+                            false,
+                            limit,
+                            r.nextInt(4),
+                            low));
+                case 19 ->
+                    out.add(q(
+                            "SELECT SUM(amount) / COUNT(*), MAX(amount) - MIN(amount), COUNT(*) * ? FROM orders WHERE"
+                                    + " amount < ?",
+                            true,
+                            limit,
+                            amount));
                 case 0 -> out.add(q("SELECT id, name, city, score FROM customers WHERE id = ?", true, id));
                 case 1 ->
                     out.add(q(

@@ -1,6 +1,7 @@
 package io.shardgate.it.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardgate.it.Driver;
 import io.shardgate.sharding.key.SnowflakeIds;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -276,6 +278,51 @@ class KeyGenerationIT {
             try (ResultSet rs = s.executeQuery("SELECT name FROM members WHERE id = LAST_INSERT_ID()")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getString(1)).isEqualTo("parent");
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Driver.class)
+    void aPreparedSelectLastInsertIdAnswersTheGeneratedKey(Driver driver) throws SQLException {
+        try (Connection c = connect(driver, true);
+                PreparedStatement insert =
+                        c.prepareStatement("INSERT INTO members (name) VALUES (?)", Statement.RETURN_GENERATED_KEYS);
+                PreparedStatement last = c.prepareStatement("SELECT LAST_INSERT_ID()");
+                PreparedStatement identity = c.prepareStatement("SELECT @@identity")) {
+            for (String name : List.of("first-" + driver, "second-" + driver)) {
+                insert.setString(1, name);
+                insert.executeUpdate();
+                long generated = keys(insert).get(0);
+                // server-side prepared (COM_STMT_EXECUTE, binary rows): the backend is handed the router's key
+                for (PreparedStatement read : List.of(last, identity)) {
+                    try (ResultSet rs = read.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getLong(1)).isEqualTo(generated);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void lastInsertIdInsideAnotherPreparedStatementIsRefusedNotGuessed() throws SQLException {
+        try (Connection c = connect(Driver.MYSQL, true);
+                Statement s = c.createStatement();
+                PreparedStatement read = c.prepareStatement("SELECT name FROM members WHERE id = LAST_INSERT_ID()")) {
+            s.executeUpdate("INSERT INTO members (name) VALUES ('refused')");
+            assertThatThrownBy(read::executeQuery)
+                    .isInstanceOfSatisfying(
+                            SQLException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(1235))
+                    .hasMessageContaining("bind the value as a parameter");
+            // the session goes on: the value bound as a parameter finds the row
+            try (PreparedStatement byId = c.prepareStatement("SELECT name FROM members WHERE id = ?")) {
+                byId.setLong(1, lastInsertId(c));
+                try (ResultSet rs = byId.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("refused");
+                }
             }
         }
     }

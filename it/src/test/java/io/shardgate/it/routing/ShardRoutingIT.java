@@ -351,6 +351,36 @@ class ShardRoutingIT {
         }
     }
 
+    /** The plan rows of {@code EXPLAIN SHARDGATE statement}. */
+    private static List<String> explain(Connection c, String statement) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (ResultSet rs = c.createStatement().executeQuery("EXPLAIN SHARDGATE " + statement)) {
+            while (rs.next()) {
+                rows.add(rs.getString("step") + "|" + rs.getString("hostgroup") + "|" + rs.getString("detail"));
+            }
+        }
+        return rows;
+    }
+
+    @Test
+    void explainShardgateShowsComputedItemsDerivedTablesAndUnions() throws SQLException {
+        try (Connection c = proxied()) {
+            assertThat(explain(c, "SELECT SUM(balance)/COUNT(*) FROM accounts"))
+                    .anySatisfy(r -> assertThat(r)
+                            .startsWith("plan|null|")
+                            .contains("\"computed\":[\"#1 = (hidden#1 / hidden#2)\"]"))
+                    .contains("target|10|SELECT SUM(balance) / COUNT(*), SUM(balance), COUNT(*) FROM accounts");
+            assertThat(explain(c, "SELECT COUNT(*) FROM (SELECT owner FROM accounts WHERE id = 3 GROUP BY owner) t"))
+                    .anySatisfy(r -> assertThat(r).startsWith("plan|null|").contains("\"one_shard_only\""));
+            assertThat(explain(c, "SELECT id FROM accounts UNION SELECT customer_id FROM orders ORDER BY id LIMIT 3"))
+                    .anySatisfy(r -> assertThat(r)
+                            .startsWith("plan|null|")
+                            .contains("\"distinct\":true")
+                            .contains("\"order_by\":[\"#1 ASC\"]"))
+                    .hasSize(5); // digest, rules, plan, two targets
+        }
+    }
+
     @Test
     void whatCannotBeAnsweredCorrectlyIsRefusedWithTheReason() throws SQLException {
         try (Connection c = proxied();

@@ -11,6 +11,7 @@ import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.StatementEffects;
+import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.plan.Route;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.rule.QueryRuleMatch;
@@ -32,6 +33,8 @@ final class PreparedStatementCommands {
     private String pendingSql;
 
     private PreparedRoute pendingRoute;
+    /** The router's LAST_INSERT_ID() to give the backend before the current execution, or 0. */
+    private long routerLastInsertId;
 
     PreparedStatementCommands(FrontendSession session) {
         this.session = session;
@@ -103,6 +106,7 @@ final class PreparedStatementCommands {
 
     /** COM_STMT_EXECUTE, _FETCH, _RESET, _SEND_LONG_DATA or _CLOSE; takes ownership of {@code packet}. */
     void run(Packet packet, Command command) {
+        routerLastInsertId = 0;
         ByteBuf payload = packet.payload();
         int id = payload.readableBytes() >= 5 ? payload.getIntLE(payload.readerIndex() + 1) : 0;
         PreparedStatements.Prepared statement = statements.get(id);
@@ -126,16 +130,28 @@ final class PreparedStatementCommands {
             statement.lastHostgroup = hostgroup;
         } else if (command == Command.COM_STMT_EXECUTE) {
             session.statementStarted(session.desired().schema(), statement.route.digest(), true);
+            routerLastInsertId = routerLastInsertId(statement);
+            if (routerLastInsertId < 0) {
+                packet.release();
+                session.reply(
+                        1,
+                        Errors.notSupported(
+                                "LAST_INSERT_ID() inside a prepared statement other than SELECT LAST_INSERT_ID(), after a key"
+                                        + " the router generated: bind the value as a parameter (getGeneratedKeys() or a"
+                                        + " prepared SELECT LAST_INSERT_ID() give it)"));
+                return;
+            }
             packet = ExecuteTypes.bound(packet, statement);
             Packet execute = packet;
             boolean longData = statement.longDataHostgroup >= 0; // values the execution itself does not carry
-            if (session.cache()
-                    .execute(
-                            execute,
-                            statement.route.digest(),
-                            statement.parameters,
-                            longData,
-                            () -> run(execute, command))) {
+            if (routerLastInsertId == 0
+                    && session.cache()
+                            .execute(
+                                    execute,
+                                    statement.route.digest(),
+                                    statement.parameters,
+                                    longData,
+                                    () -> run(execute, command))) {
                 return; // answered from the result cache, or waiting for another session's fill of it
             }
             hostgroup = executionHostgroup(packet, statement);
@@ -164,27 +180,74 @@ final class PreparedStatementCommands {
             session.reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
             return;
         }
+        long lastInsertId = command == Command.COM_STMT_EXECUTE ? routerLastInsertId : 0;
         session.withConnection(lease, command0, connection -> {
-            Integer backendId = connection.statementId(statement.sql);
-            if (backendId != null) {
-                send(lease, connection, command0, command, statement, backendId);
+            if (lastInsertId > 0) {
+                // the router's key becomes this server session's LAST_INSERT_ID() for the execution
+                lease.runInternal(
+                        out -> out.writeByte(Command.COM_QUERY.code())
+                                .writeCharSequence("DO LAST_INSERT_ID(" + lastInsertId + ")", StandardCharsets.UTF_8),
+                        Response.RESULT_SET,
+                        (response, failed) -> {
+                            if (failed) {
+                                command0.release();
+                                session.fail(ErrPacket.read(response.skipBytes(4)));
+                                return;
+                            }
+                            execute(lease, connection, command0, command, statement);
+                        });
                 return;
             }
-            lease.runInternal(
-                    out -> out.writeByte(Command.COM_STMT_PREPARE.code())
-                            .writeCharSequence(statement.sql, StandardCharsets.UTF_8),
-                    Response.PREPARE,
-                    (response, failed) -> {
-                        if (failed) {
-                            command0.release();
-                            session.fail(ErrPacket.read(response.skipBytes(4)));
-                            return;
-                        }
-                        int prepared = response.getIntLE(response.readerIndex() + 5);
-                        remember(connection, statement.sql, prepared);
-                        send(lease, connection, command0, command, statement, prepared);
-                    });
+            execute(lease, connection, command0, command, statement);
         });
+    }
+
+    /**
+     * The router's LAST_INSERT_ID() value when {@code statement} is a prepared {@code SELECT
+     * LAST_INSERT_ID()} and the router holds one (the backend session is given it first); -1 when
+     * the statement uses LAST_INSERT_ID() otherwise while the router holds one (refused: its value
+     * would be the backend's); 0 when the router holds none or the statement does not use it.
+     */
+    private long routerLastInsertId(PreparedStatements.Prepared statement) {
+        long value = session.lastInsertId().value();
+        if (value == 0 || !(StatementScanner.scan(statement.sql).readsLastInsertId() || namesIdentity(statement.sql))) {
+            return 0; // the scan runs only in sessions that inserted router-generated keys
+        }
+        return session.lastInsertId().column(statement.sql) != null ? value : -1;
+    }
+
+    /** Whether {@code sql} reads {@code @@identity} or {@code @@last_insert_id} (LAST_INSERT_ID() by another name). */
+    private static boolean namesIdentity(String sql) {
+        String lower = sql.toLowerCase(java.util.Locale.ROOT);
+        return lower.contains("@@identity") || lower.contains("@@last_insert_id") || lower.contains(".identity");
+    }
+
+    /** Sends a command on {@code connection}, preparing the statement there first if it has not been. */
+    private void execute(
+            BackendLease lease,
+            PooledConnection connection,
+            Packet command0,
+            Command command,
+            PreparedStatements.Prepared statement) {
+        Integer backendId = connection.statementId(statement.sql);
+        if (backendId != null) {
+            send(lease, connection, command0, command, statement, backendId);
+            return;
+        }
+        lease.runInternal(
+                out -> out.writeByte(Command.COM_STMT_PREPARE.code())
+                        .writeCharSequence(statement.sql, StandardCharsets.UTF_8),
+                Response.PREPARE,
+                (response, failed) -> {
+                    if (failed) {
+                        command0.release();
+                        session.fail(ErrPacket.read(response.skipBytes(4)));
+                        return;
+                    }
+                    int prepared = response.getIntLE(response.readerIndex() + 5);
+                    remember(connection, statement.sql, prepared);
+                    send(lease, connection, command0, command, statement, prepared);
+                });
     }
 
     private void send(

@@ -56,11 +56,13 @@ final class QueryRouter {
 
     /** Routes {@code sql}, the text of {@code packet} (a COM_QUERY); takes ownership of the packet. */
     void route(Packet packet, String sql) {
-        Matcher explain = EXPLAIN.matcher(sql);
-        if (explain.matches()) {
-            packet.release();
-            explain(explain.group(1));
-            return;
+        if (startsWithExplain(sql)) { // the regex (and its Matcher) only for statements that may be one
+            Matcher explain = EXPLAIN.matcher(sql);
+            if (explain.matches()) {
+                packet.release();
+                explain(explain.group(1));
+                return;
+            }
         }
         String lastInsertIdColumn = session.lastInsertId().column(sql);
         if (lastInsertIdColumn != null) {
@@ -116,11 +118,17 @@ final class QueryRouter {
             sessionStatement(packet, statement.statement(), digest, effects);
             return;
         }
-        Values values = Values.of(digest);
+        // Values are built only when something reads them: a route fixed at planning (a table on one
+        // hostgroup, most traffic) forwards the client's packet with no per-statement objects
+        Values values = null;
+        Targets targets;
         if (route instanceof Route.SplitInsert split) {
-            values = split.withGeneratedKeys(values, session.services().keys());
+            values = split.withGeneratedKeys(
+                    Values.of(digest), session.services().keys());
+            targets = plan.targets(values, rules);
+        } else {
+            targets = plan.targets(digest, rules);
         }
-        Targets targets = plan.targets(values, rules);
         if (targets.error() != null) {
             packet.release();
             session.reply(1, Errors.notSupported(targets.error()));
@@ -128,11 +136,16 @@ final class QueryRouter {
         }
         List<Target> list = targets.targets();
         // generated keys: the client's OK must carry the first one, so even one target is answered here
-        if ((targets.anyOne() || list.size() == 1) && values.firstGeneratedKey() == 0) {
+        if ((targets.anyOne() || list.size() == 1) && (values == null || values.firstGeneratedKey() == 0)) {
             Target target = targets.anyOne() ? pickOne(list) : list.get(0);
-            RenderedSql rewritten = plan.sql() instanceof ShardSql.Verbatim ? null : plan.sql(targets, target, values);
+            RenderedSql rewritten = plan.sql() instanceof ShardSql.Verbatim
+                    ? null
+                    : plan.sql(targets, target, values != null ? values : Values.of(digest));
             single(packet, target.hostgroup(), rewritten, effects, insert, rule, plan.kind(), role);
             return;
+        }
+        if (values == null) {
+            values = Values.of(digest);
         }
         packet.release();
         String refusal = ScatterExecution.refusal(effects);
@@ -285,6 +298,15 @@ final class QueryRouter {
                         TextResultSet.Column.integer("hostgroup"),
                         TextResultSet.Column.text("detail")),
                 new ExplainRows(plan, rule, digest, rules, session.services().keys()).rows());
+    }
+
+    /** Whether the first word of {@code sql} is EXPLAIN (any case), as a cheap gate for {@link #EXPLAIN}. */
+    static boolean startsWithExplain(String sql) {
+        int i = 0;
+        while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
+            i++;
+        }
+        return sql.regionMatches(true, i, "EXPLAIN", 0, 7);
     }
 
     static boolean isInsert(String sql) {

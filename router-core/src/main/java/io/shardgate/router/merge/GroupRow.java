@@ -11,13 +11,16 @@ final class GroupRow implements MergedRow {
     private final ShardRow first;
     /** By shard column; null where the column is not an aggregate. */
     private final Aggregator[] aggregators;
+    /** By shard column: items over aggregates computed from this group's merged values, else null. */
+    private final ComputedColumn[] computed;
 
     /**
      * {@code first} is kept (pass a {@link ShardRow#detached} row when the shard's buffer goes away);
      * it may be null only for the one group of an aggregate query over no rows. */
-    GroupRow(ShardRow first, Aggregator[] aggregators) {
+    GroupRow(ShardRow first, Aggregator[] aggregators, ComputedColumn[] computed) {
         this.first = first;
         this.aggregators = aggregators;
+        this.computed = computed;
     }
 
     /** Adds a shard row of this group; returns the bytes the group holds more than before. */
@@ -42,6 +45,9 @@ final class GroupRow implements MergedRow {
 
     @Override
     public boolean isNull(int column) {
+        if (computed[column] != null) {
+            return computed[column].value(this) == null;
+        }
         Aggregator a = aggregators[column];
         if (a != null) {
             return a.computed() ? a.value() == null : a.best() == null;
@@ -51,6 +57,9 @@ final class GroupRow implements MergedRow {
 
     @Override
     public Object value(int column) {
+        if (computed[column] != null) {
+            return computed[column].value(this);
+        }
         Aggregator a = aggregators[column];
         if (a != null) {
             return a.value();
@@ -60,6 +69,9 @@ final class GroupRow implements MergedRow {
 
     @Override
     public boolean computed(int column) {
+        if (computed[column] != null) {
+            return true;
+        }
         Aggregator a = aggregators[column];
         return a != null && a.computed();
     }

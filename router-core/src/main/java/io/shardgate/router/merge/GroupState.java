@@ -23,6 +23,8 @@ final class GroupState {
     private final int[] keyColumns;
     private final ColumnOrder[] orders;
     private final Supplier<Aggregator[]> aggregators;
+    /** By shard column: the select items over aggregates the merge computes, else null. */
+    private final ComputedColumn[] computed;
 
     /** What a group (or distinct row) is charged beyond its values: its map entry and objects. */
     static final int GROUP_OVERHEAD = 32;
@@ -36,9 +38,16 @@ final class GroupState {
      * @param keyColumns the shard columns that tell groups (or distinct rows) apart
      * @param orders every shard column's ordering (the first shard's definitions)
      * @param aggregators a new set of aggregators (by shard column) for a new group
+     * @param computed by shard column, the items the merge computes from the aggregates (or null)
      */
     GroupState(
-            int shards, boolean grouping, int[] keyColumns, ColumnOrder[] orders, Supplier<Aggregator[]> aggregators) {
+            int shards,
+            boolean grouping,
+            int[] keyColumns,
+            ColumnOrder[] orders,
+            Supplier<Aggregator[]> aggregators,
+            ComputedColumn[] computed) {
+        this.computed = computed;
         this.grouping = grouping;
         this.keyColumns = keyColumns;
         this.orders = orders;
@@ -60,7 +69,7 @@ final class GroupState {
         if (known == null) {
             ShardRow first = row.detached();
             heldBytes += GROUP_OVERHEAD + ValueSize.ofKey(key) + first.heldBytes();
-            known = grouping ? new GroupRow(first, aggregators.get()) : first;
+            known = grouping ? new GroupRow(first, aggregators.get(), computed) : first;
             rows.put(k, known);
         }
         if (grouping) {
@@ -93,7 +102,7 @@ final class GroupState {
             shard.clear();
         }
         if (merged.isEmpty() && grouping && keyColumns.length == 0) {
-            return new ArrayList<>(List.of(new GroupRow(null, aggregators.get())));
+            return new ArrayList<>(List.of(new GroupRow(null, aggregators.get(), computed)));
         }
         return new ArrayList<>(merged.values());
     }

@@ -46,6 +46,8 @@ final class ResultSetMerge {
     private final String[] names;
     private final ColumnOrder[] orders;
     private final Comparator<MergedRow> sort;
+    /** By shard column: the select items over aggregates the merge computes (else null). */
+    private final ComputedColumn[] computed;
 
     /** @param first the first shard's column definitions, which the merged ones derive from */
     ResultSetMerge(List<ResultColumn> first, MergeSpec spec, boolean binary) {
@@ -66,6 +68,14 @@ final class ResultSetMerge {
                 columns[at] = avgColumn(first.get(at));
                 String name = first.get(at).name();
                 names[at] = SUM_NAME.matcher(name).matches() ? "AVG" + name.substring(3) : null;
+            }
+        }
+        this.computed = new ComputedColumn[n];
+        for (MergeSpec.Computed c : spec.computed()) {
+            int at = column(c.column());
+            computed[at] = new ComputedColumn(c.expression(), columns[at], this::column);
+            if (c.name() != null) {
+                names[at] = c.name(); // the item as the client wrote it, as MySQL names it
             }
         }
         this.orders = new ColumnOrder[n];
@@ -140,7 +150,7 @@ final class ResultSetMerge {
         int[] keyColumns = grouping()
                 ? spec.groupBy().stream().mapToInt(this::column).toArray()
                 : IntStream.range(0, clientColumns).toArray();
-        return new GroupState(shards, grouping(), keyColumns, orders, this::aggregators);
+        return new GroupState(shards, grouping(), keyColumns, orders, this::aggregators, computed);
     }
 
     /** The groups of {@code state} with HAVING and DISTINCT applied, sorted; consumes the state. */

@@ -58,15 +58,31 @@ final class MergePlanner {
         boolean shardLocal = !group.isEmpty() && group.stream().anyMatch(this::isShardingKey);
         List<Aggregate> aggregates = new ArrayList<>();
         List<Column> groupColumns = new ArrayList<>();
-        boolean merging = !shardLocal && (!group.isEmpty() || items.stream().anyMatch(i -> aggregate(i) != null));
+        List<MergeSpec.Computed> computed = new ArrayList<>();
+        boolean merging = !shardLocal && (!group.isEmpty() || items.stream().anyMatch(MergePlanner::hasAggregate));
         if (merging) {
             for (SqlNode g : group) {
                 groupColumns.add(column(g, items, star, false));
             }
+            AggregateExpressionTranslator expressions =
+                    new AggregateExpressionTranslator(this, group, groupColumns, aggregates);
             for (int i = 0; i < items.size(); i++) {
                 SqlCall agg = aggregate(items.get(i));
                 if (agg != null) {
                     aggregates.add(aggregateOf(agg, i, star));
+                    continue;
+                }
+                if (hasAggregate(items.get(i))) {
+                    if (star) {
+                        throw new Unsupported("expression over aggregates with SELECT * on several shards");
+                    }
+                    SqlNode item = items.get(i);
+                    boolean aliased = item.getKind() == SqlKind.AS;
+                    computed.add(new MergeSpec.Computed(
+                            new Column(i, false),
+                            expressions.translate(item),
+                            aliased ? -1 : start(item),
+                            aliased ? -1 : end(item)));
                     continue;
                 }
                 SqlNode plain = unalias(items.get(i));
@@ -139,7 +155,16 @@ final class MergePlanner {
                 ? new ShardSql.Verbatim()
                 : new ShardSql.Template(new SqlTemplate(text).segments(0, text.length(), edits));
         MergeSpec merge = new MergeSpec(
-                sort, groupColumns, aggregates, select.isDistinct(), offset, count, hidden.size(), false, having);
+                sort,
+                groupColumns,
+                aggregates,
+                select.isDistinct(),
+                offset,
+                count,
+                hidden.size(),
+                false,
+                having,
+                computed);
         return new Planned(StatementKind.SELECT, role, route, new ShardSql.Verbatim(), scatter, merge);
     }
 
@@ -303,10 +328,13 @@ final class MergePlanner {
                 return call;
             }
         }
-        if (e instanceof SqlCall call && containsAggregate(call)) {
-            throw new Unsupported("expression over an aggregate (" + call + ") on several shards");
-        }
         return null;
+    }
+
+    /** Whether a select item is or contains an aggregate call. */
+    static boolean hasAggregate(SqlNode item) {
+        SqlNode e = unalias(item);
+        return aggregate(e) != null || (e instanceof SqlCall call && containsAggregate(call));
     }
 
     private static boolean containsAggregate(SqlCall call) {

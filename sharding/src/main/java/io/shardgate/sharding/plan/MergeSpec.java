@@ -16,6 +16,8 @@ import java.util.List;
  * @param count slot of the LIMIT row count, or -1 (no LIMIT)
  * @param having the HAVING clause the merge evaluates on the merged groups (before DISTINCT,
  *     ORDER BY and LIMIT), or null
+ * @param computed select items over aggregates the merge computes per group (see {@link
+ *     MergeExpression})
  */
 public record MergeSpec(
         List<SortKey> orderBy,
@@ -26,7 +28,8 @@ public record MergeSpec(
         int count,
         int hiddenColumns,
         boolean sumAffectedRows,
-        HavingCondition having) {
+        HavingCondition having,
+        List<Computed> computed) {
 
     public static final MergeSpec CONCAT = new MergeSpec(List.of(), List.of(), List.of(), false, -1, -1, 0, false);
     public static final MergeSpec AFFECTED_ROWS =
@@ -44,10 +47,49 @@ public record MergeSpec(
         this(orderBy, groupBy, aggregates, distinct, offset, count, hiddenColumns, sumAffectedRows, null);
     }
 
+    public MergeSpec(
+            List<SortKey> orderBy,
+            List<Column> groupBy,
+            List<Aggregate> aggregates,
+            boolean distinct,
+            int offset,
+            int count,
+            int hiddenColumns,
+            boolean sumAffectedRows,
+            HavingCondition having) {
+        this(orderBy, groupBy, aggregates, distinct, offset, count, hiddenColumns, sumAffectedRows, having, List.of());
+    }
+
     public MergeSpec {
         orderBy = List.copyOf(orderBy);
         groupBy = List.copyOf(groupBy);
         aggregates = List.copyOf(aggregates);
+        computed = List.copyOf(computed);
+    }
+
+    /**
+     * A select item the merge computes from merged columns ({@link MergeExpression}); the shards'
+     * value at {@code column} is only read for its column definition.
+     */
+    public record Computed(Column column, MergeExpression expression, int textStart, int textEnd, String name) {
+        /**
+         * @param textStart start of an unaliased item in the normalized text (its column name, as
+         *     the client wrote it, is found per execution: {@link #resolve}), or -1 for an aliased one
+         */
+        public Computed(Column column, MergeExpression expression, int textStart, int textEnd) {
+            this(column, expression, textStart, textEnd, null);
+        }
+
+        /** This item for one execution: slots replaced by values, the column name as the client wrote it. */
+        Computed resolve(Values values) {
+            String written = textStart < 0 ? null : ClientText.of(values.digest(), textStart, textEnd);
+            return new Computed(column, expression.resolve(values), textStart, textEnd, written);
+        }
+
+        @Override
+        public String toString() {
+            return column + " = " + expression;
+        }
     }
 
     /**
@@ -90,7 +132,7 @@ public record MergeSpec(
      * its slots.
      */
     public MergeSpec resolve(Values values) {
-        if (orderBy.stream().allMatch(k -> k.positionSlot() < 0) && having == null) {
+        if (orderBy.stream().allMatch(k -> k.positionSlot() < 0) && having == null && computed.isEmpty()) {
             return this;
         }
         List<SortKey> keys = new java.util.ArrayList<>();
@@ -112,7 +154,8 @@ public record MergeSpec(
                 count,
                 hiddenColumns,
                 sumAffectedRows,
-                having == null ? null : having.resolve(values));
+                having == null ? null : having.resolve(values),
+                computed.stream().map(c -> c.resolve(values)).toList());
     }
 
     /**

@@ -3,6 +3,7 @@ package io.shardgate.sharding.plan;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.rule.Role;
 import io.shardgate.sharding.rule.RuleSnapshot;
 
@@ -41,6 +42,18 @@ public record Plan(
                     "plan of rule version " + key.ruleVersion() + " used with version " + snapshot.version());
         }
         return route.targets(values);
+    }
+
+    /**
+     * Targets of one execution of a text statement: from the route alone when they do not depend on
+     * values (no {@link Values} is built), else from the digest's literals.
+     */
+    public Targets targets(Digest digest, RuleSnapshot snapshot) {
+        Targets fixed = route.fixedTargets();
+        if (fixed != null && snapshot.version() == key.ruleVersion()) {
+            return fixed;
+        }
+        return targets(Values.of(digest), snapshot);
     }
 
     /** The SQL for one target of {@code targets}. */
@@ -86,6 +99,9 @@ public record Plan(
             out.put("table", r.table().name())
                     .put("column", r.table().keyed().column())
                     .put("key", "?" + (r.slot() + 1));
+            if (r.severalRefused() != null) {
+                out.put("one_shard_only", r.severalRefused());
+            }
         } else if (route instanceof Route.ByRange r) {
             out.put("table", r.table().name()).put("column", r.table().keyed().column());
             if (r.lower() >= 0) {
@@ -129,6 +145,10 @@ public record Plan(
                 a.add(agg.function() + " " + agg.column()
                         + (agg.countColumn() == null ? "" : " / " + agg.countColumn()));
             }
+        }
+        if (!merge.computed().isEmpty()) {
+            ArrayNode c = m.putArray("computed");
+            merge.computed().forEach(x -> c.add(x.toString()));
         }
         if (merge.having() != null) {
             m.put("having", merge.having().toString());

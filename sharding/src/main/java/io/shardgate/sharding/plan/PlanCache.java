@@ -4,17 +4,25 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.rule.RuleSnapshot;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Plans by {@link PlanKey}, bounded by entry count (Caffeine, W-TinyLFU eviction). A hit compares
  * the plan's normalized text with the digest's, so two statements whose 64-bit digests collide
  * never share a plan (the colliding one is planned and not cached). When a newer rule version is
- * seen, every plan of older versions is dropped. Thread-safe; a hit allocates at most its lookup
- * key, which C2 scalar-replaces when the lookup inlines (PlanCacheHitBenchmark measures it).
+ * seen, every plan of older versions is dropped. Thread-safe.
+ *
+ * <p>A hit allocates nothing: the lookup goes through a per-thread mutable {@link LookupKey} that
+ * equals the stored {@link PlanKey} of the same fields (ConcurrentHashMap, under Caffeine, calls
+ * the probe's {@code equals} with the stored key, never the reverse). Relying on C2 to
+ * scalar-replace a fresh {@code PlanKey} per lookup worked only when the lookup happened to inline
+ * (JMH saw 0 or 32 B/op from run to run).
  */
 public final class PlanCache {
-    private final Cache<PlanKey, Plan> plans;
+    private static final ThreadLocal<LookupKey> PROBE = ThreadLocal.withInitial(LookupKey::new);
+
+    private final Cache<Object, Plan> plans;
     private final Planner planner;
     private final AtomicLong newestVersion = new AtomicLong(Long.MIN_VALUE);
 
@@ -28,11 +36,15 @@ public final class PlanCache {
         long version = rules.version();
         long newest = newestVersion.get();
         if (version > newest && newestVersion.compareAndSet(newest, version)) {
-            plans.asMap().keySet().removeIf(k -> k.ruleVersion() < version);
+            plans.asMap().keySet().removeIf(k -> ((PlanKey) k).ruleVersion() < version);
         }
-        // The lookup key is used for the lookup only, so that C2 can scalar-replace it (a hit then
-        // allocates nothing); a key that a miss stores is a separate object.
-        Plan plan = plans.getIfPresent(new PlanKey(version, schema, digest.hash()));
+        LookupKey probe = PROBE.get().set(version, schema, digest.hash());
+        Plan plan;
+        try {
+            plan = plans.getIfPresent(probe);
+        } finally {
+            probe.schema = null; // holds no schema name between lookups
+        }
         if (plan != null && plan.text().equals(digest.text())) {
             return plan;
         }
@@ -47,5 +59,38 @@ public final class PlanCache {
     public long size() {
         plans.cleanUp();
         return plans.estimatedSize();
+    }
+
+    /**
+     * A reusable probe equal to the {@link PlanKey} of the same fields, with the same hash code
+     * (a record's: {@code 31 * (31 * hash(version) + hash(schema)) + hash(digest)}). Only ever
+     * passed to lookups, never stored.
+     */
+    private static final class LookupKey {
+        private long ruleVersion;
+        private String schema;
+        private long digest;
+        private int hash;
+
+        LookupKey set(long ruleVersion, String schema, long digest) {
+            this.ruleVersion = ruleVersion;
+            this.schema = schema;
+            this.digest = digest;
+            this.hash = PlanKey.hash(ruleVersion, schema, digest);
+            return this;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PlanKey k
+                    && k.ruleVersion() == ruleVersion
+                    && k.digest() == digest
+                    && Objects.equals(k.schema(), schema);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
     }
 }

@@ -54,6 +54,16 @@ final class QueryPlanner {
         Role role = locking ? Role.WRITER : Role.READER;
         SqlOrderBy orderBy = node instanceof SqlOrderBy o ? o : null;
         SqlNode query = orderBy != null ? orderBy.query : node;
+        if (query instanceof SqlSelect outer && DerivedTablePlanner.derived(outer) != null) {
+            Planned derived = new DerivedTablePlanner(this::resolve, schema, text, defaultHostgroup)
+                    .plan(outer, DerivedTablePlanner.derived(outer), orderBy, role);
+            if (resolveError != null) {
+                return Planned.of(StatementKind.SELECT, role, new Route.Refuse(resolveCode, resolveError));
+            }
+            if (derived != null) {
+                return derived;
+            }
+        }
         TableCollector tables = new TableCollector(this::resolve).tyingSubqueries();
         if (query instanceof SqlSelect select) {
             tables.select(select, false);
@@ -73,11 +83,19 @@ final class QueryPlanner {
         List<SqlNode> where = query instanceof SqlSelect s ? Placement.conjuncts(s.getWhere()) : List.of();
         Route route = placement.route(tables.joinConditions, where, false, defaultHostgroup);
         if (tables.unsupported() != null && !singleHost(route)) {
-            route = Route.Refuse.notSupported(
-                    tables.unsupported() + " over sharded or broadcast tables is not" + " supported yet");
+            route = Route.Refuse.notSupported(tables.unsupported()
+                    + " over sharded or broadcast tables is not supported yet (a derived table alone in FROM runs"
+                    + " on the shards when its SELECT neither aggregates, DISTINCTs nor LIMITs, or groups by the"
+                    + " sharding key, or when an equality on the key picks one shard)");
+        }
+        if (query.getKind() == SqlKind.UNION && !singleHost(route)) {
+            return new UnionPlanner(this::resolve, schema, text, defaultHostgroup)
+                    .plan((org.apache.calcite.sql.SqlCall) query, orderBy, role);
         }
         if (!(query instanceof SqlSelect) && !singleHost(route)) {
-            route = Route.Refuse.notSupported(query.getKind().sql + " over sharded tables is not supported yet");
+            route = Route.Refuse.notSupported(query.getKind().sql
+                    + " over sharded tables is not supported yet (each SELECT of it would need its own merge); it runs"
+                    + " when every table of it is on one hostgroup or broadcast");
         }
         if (singleHost(route) || route instanceof Route.Refuse) {
             return Planned.of(StatementKind.SELECT, role, route);

@@ -31,6 +31,14 @@ public sealed interface Route
     Targets targets(Values values);
 
     /**
+     * The targets of every execution when they do not depend on its values (built once), else
+     * null: a plan-cache hit on such a route needs no {@link Values} at all.
+     */
+    default Targets fixedTargets() {
+        return null;
+    }
+
+    /**
      * Requires nothing: every table of the statement lives on {@code hostgroup}.
      *
      * @param fixed the targets of every execution, built once
@@ -44,6 +52,11 @@ public sealed interface Route
         public Targets targets(Values values) {
             return fixed;
         }
+
+        @Override
+        public Targets fixedTargets() {
+            return fixed;
+        }
     }
 
     /**
@@ -52,10 +65,19 @@ public sealed interface Route
      * rows, e.g. '42abc' = 42 in MySQL).
      *
      * @param byHostgroup the targets of each of the table's hostgroups, built once
+     * @param severalRefused null, or why the statement is correct on one shard only (a derived
+     *     table narrowed by the key): an execution whose value maps to no hostgroup is then refused
+     *     with it instead of scattered
      */
-    record ByKey(TableRule table, int slot, TargetsByHostgroup byHostgroup) implements Route {
+    record ByKey(TableRule table, int slot, TargetsByHostgroup byHostgroup, String severalRefused) implements Route {
         public ByKey(TableRule table, int slot) {
-            this(table, slot, new TargetsByHostgroup(table.strategy().hostgroups()));
+            this(table, slot, new TargetsByHostgroup(table.strategy().hostgroups()), null);
+        }
+
+        /** A route correct only when the key picks one shard; other executions are refused with {@code reason}. */
+        public static ByKey oneShardOnly(TableRule table, int slot, String reason) {
+            return new ByKey(
+                    table, slot, new TargetsByHostgroup(table.strategy().hostgroups()), reason);
         }
 
         @Override
@@ -64,7 +86,13 @@ public sealed interface Route
             if (values.size(slot) == 1) {
                 // a point lookup, most of the traffic: no collection, a shared Targets
                 int hg = keyed.hostgroupOf(values.scalar(slot));
+                if (hg < 0 && severalRefused != null) {
+                    return Targets.error(severalRefused);
+                }
                 return hg < 0 ? byHostgroup.all() : byHostgroup.one(hg);
+            }
+            if (severalRefused != null) {
+                return Targets.error(severalRefused);
             }
             TreeSet<Integer> hostgroups = new TreeSet<>();
             for (Object value : values.slot(slot)) {
@@ -117,20 +145,35 @@ public sealed interface Route
         public Targets targets(Values values) {
             return all;
         }
+
+        @Override
+        public Targets fixedTargets() {
+            return all;
+        }
     }
 
     /**
      * Requires hostgroups that each hold every table of the statement (broadcast copies, DDL on a
      * sharded table): a write runs on all of them, a read on any one.
      */
-    record Broadcast(List<Integer> hostgroups, boolean write) implements Route {
+    record Broadcast(List<Integer> hostgroups, boolean write, Targets fixed) implements Route {
+        public Broadcast(List<Integer> hostgroups, boolean write) {
+            this(hostgroups, write, null);
+        }
+
         public Broadcast {
             hostgroups = List.copyOf(new TreeSet<>(hostgroups));
+            fixed = new Targets(hostgroups.stream().map(Target::of).toList(), !write, null);
         }
 
         @Override
         public Targets targets(Values values) {
-            return new Targets(hostgroups.stream().map(Target::of).toList(), !write, null);
+            return fixed;
+        }
+
+        @Override
+        public Targets fixedTargets() {
+            return fixed;
         }
     }
 
