@@ -42,6 +42,10 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     private boolean closing;
     /** The client channel written to since the last flush, or null. */
     private Channel unflushed;
+    /** Whether a byte of the announced response arrived (see {@link #responseStarted}). */
+    private boolean received;
+    /** Whether bytes of the current response went to the client (else an error for it starts at 1). */
+    private boolean relayed;
     /** Bytes of a frame whose start was relayed but whose end has not arrived. */
     private int pendingSkip;
     /** The last frame relayed is 0xFFFFFF bytes long: its packet goes on in the next frame. */
@@ -67,6 +71,8 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     public void expect(ResponseScanner.Response response) {
         if (scanner.idle()) {
             nextSequenceId = 1; // a response starts right after the client's command (sequence 0)
+            received = false;
+            relayed = false;
         }
         scanner.expect(response);
     }
@@ -95,6 +101,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     public void expectInternal(ResponseScanner.Response response, Channel backend) {
         internal = backend.alloc().buffer(64);
         streaming = false;
+        received = false;
         scanner.expect(response);
     }
 
@@ -107,7 +114,13 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     public void expectInternalStream(ResponseScanner.Response response) {
         internal = Unpooled.EMPTY_BUFFER;
         streaming = true;
+        received = false;
         scanner.expect(response);
+    }
+
+    /** True once a byte of the response announced last has arrived: the server read the command. */
+    public boolean responseStarted() {
+        return received;
     }
 
     /** True when no response is outstanding. */
@@ -118,6 +131,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
+        received = true;
         if (held != null) {
             ByteBuf joined = ctx.alloc().buffer(held.readableBytes() + in.readableBytes());
             joined.writeBytes(held).writeBytes(in);
@@ -149,6 +163,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
                 Channel client = target.client();
                 client.write(in.retainedSlice(start, upTo - start), client.voidPromise());
                 unflushed = client;
+                relayed = true;
             }
         }
         if (upTo < in.writerIndex()) {
@@ -171,6 +186,15 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
                 target.responsesComplete(n, lastStatus, lastError);
             }
         }
+    }
+
+    /**
+     * The sequence id the client expects next: after the relayed part of a response, or 1 when
+     * none of it reached the client (the connection died during an internal command such as a
+     * lazy COM_STMT_PREPARE, whose sequence ids the client never saw).
+     */
+    private int clientSequenceId() {
+        return relayed ? nextSequenceId : 1;
     }
 
     /** Remembers whether a packet is cut in the middle and which sequence id comes next. */
@@ -224,7 +248,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     public void channelInactive(ChannelHandlerContext ctx) {
         release();
         if (!closing) {
-            target.backendLost("backend " + label + " closed the connection", midPacket, nextSequenceId);
+            target.backendLost("backend " + label + " closed the connection", midPacket, clientSequenceId());
         }
     }
 
@@ -239,7 +263,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
             closing = true;
             release();
             ctx.close();
-            target.backendLost("backend " + label + ": " + reason, midPacket, nextSequenceId);
+            target.backendLost("backend " + label + ": " + reason, midPacket, clientSequenceId());
         }
     }
 

@@ -64,7 +64,8 @@ final class PreparedStatementCommands {
         if (lease != null) {
             pendingSql = sql;
             pendingRoute = route;
-            session.run(lease, packet, Response.PREPARE, StatementEffects.NONE, false);
+            // preparing changes no data: it may run again if its connection is lost unanswered
+            session.run(lease, packet, Response.PREPARE, StatementEffects.NONE, false, true);
         }
     }
 
@@ -164,27 +165,36 @@ final class PreparedStatementCommands {
             session.reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
             return;
         }
-        session.withConnection(lease, command0, connection -> {
-            Integer backendId = connection.statementId(statement.sql);
-            if (backendId != null) {
-                send(lease, connection, command0, command, statement, backendId);
-                return;
-            }
-            lease.runInternal(
-                    out -> out.writeByte(Command.COM_STMT_PREPARE.code())
-                            .writeCharSequence(statement.sql, StandardCharsets.UTF_8),
-                    Response.PREPARE,
-                    (response, failed) -> {
-                        if (failed) {
-                            command0.release();
-                            session.fail(ErrPacket.read(response.skipBytes(4)));
-                            return;
-                        }
-                        int prepared = response.getIntLE(response.readerIndex() + 5);
-                        remember(connection, statement.sql, prepared);
-                        send(lease, connection, command0, command, statement, prepared);
-                    });
-        });
+        // an execution on a connection borrowed for it runs again if that one was dead (see FrontendSession)
+        boolean retryable = command == Command.COM_STMT_EXECUTE
+                && statement.route.sessionStatement() == null
+                && statement.route.reads()
+                && lease.current() == null;
+        session.withConnection(
+                lease,
+                command0,
+                connection -> {
+                    Integer backendId = connection.statementId(statement.sql);
+                    if (backendId != null) {
+                        send(lease, connection, command0, command, statement, backendId);
+                        return;
+                    }
+                    lease.runInternal(
+                            out -> out.writeByte(Command.COM_STMT_PREPARE.code())
+                                    .writeCharSequence(statement.sql, StandardCharsets.UTF_8),
+                            Response.PREPARE,
+                            (response, failed) -> {
+                                if (failed) {
+                                    command0.release();
+                                    session.fail(ErrPacket.read(response.skipBytes(4)));
+                                    return;
+                                }
+                                int prepared = response.getIntLE(response.readerIndex() + 5);
+                                remember(connection, statement.sql, prepared);
+                                send(lease, connection, command0, command, statement, prepared);
+                            });
+                },
+                retryable);
     }
 
     private void send(
