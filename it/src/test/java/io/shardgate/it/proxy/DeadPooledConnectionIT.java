@@ -13,6 +13,13 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -22,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Pooled backend connections that the server ended while they sat idle in the pool — killed with
  * {@code KILL} from another session, or closed by the server's {@code wait_timeout} — are never
  * handed to a statement as if alive: the clients see no error, every statement runs exactly once
- * on a fresh connection. The router logs in to MariaDB as its own user here, so the test kills
+ * on a fresh connection — also when the kill races with a statement the router is about to send
+ * on that connection (it runs again elsewhere). The router logs in to MariaDB as its own user here, so the test kills
  * only this router's connections (the shared cluster's router keeps its pool).
  */
 @ExtendWith(ProxyClusterExtension.class)
@@ -63,6 +71,10 @@ class DeadPooledConnectionIT {
     }
 
     private Shardgate router() {
+        return router(POOL);
+    }
+
+    private Shardgate router(int pool) {
         return Shardgate.start(RouterConfig.parse(String.join(
                 "\n",
                 "server: {port: 0, http_port: 0, data_dir: \"" + dataDir + "\"}",
@@ -70,7 +82,7 @@ class DeadPooledConnectionIT {
                 "  - {name: app, password: app-pw}",
                 "hostgroups:",
                 "  - {id: 10, writer: \"" + cluster.backend().address() + "\", user: " + BACKEND_USER
-                        + ", password: " + BACKEND_PASSWORD + ", pool: {max_connections: " + POOL
+                        + ", password: " + BACKEND_PASSWORD + ", pool: {max_connections: " + pool
                         + ", acquire_timeout_millis: 30000}, monitor: {enabled: false}}",
                 "")));
     }
@@ -83,7 +95,14 @@ class DeadPooledConnectionIT {
                     ProxyCluster.SCHEMA,
                     "app",
                     "app-pw",
-                    Map.of("connectTimeout", "30000", "socketTimeout", "60000")));
+                    // half of them with server-side prepared statements (COM_STMT_EXECUTE)
+                    Map.of(
+                            "connectTimeout",
+                            "30000",
+                            "socketTimeout",
+                            "60000",
+                            "useServerPrepStmts",
+                            i % 2 == 0 ? "true" : "false")));
         }
         return clients;
     }
@@ -187,6 +206,89 @@ class DeadPooledConnectionIT {
                 }
             } finally {
                 global.execute("SET GLOBAL wait_timeout = " + before);
+            }
+        }
+    }
+
+    @Test
+    void readsSentOnConnectionsKilledAtThatMomentRunAgainElsewhere() throws Exception {
+        try (Shardgate router = router(16);
+                Connection admin = root();
+                Statement killer = admin.createStatement()) {
+            List<Connection> clients = clients(router);
+            ExecutorService pool = Executors.newFixedThreadPool(clients.size());
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong reads = new AtomicLong();
+            ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+            try {
+                List<Future<?>> work = new ArrayList<>();
+                for (int i = 0; i < clients.size(); i++) {
+                    Connection c = clients.get(i);
+                    int row = i;
+                    work.add(pool.submit(() -> {
+                        // text reads and server-side prepared reads (prepared again on each new connection)
+                        try (Statement s = c.createStatement();
+                                java.sql.PreparedStatement ps =
+                                        c.prepareStatement("SELECT id FROM dead_pool_counters WHERE id = ?")) {
+                            while (!stop.get()) {
+                                try (ResultSet rs =
+                                        s.executeQuery("SELECT id FROM dead_pool_counters WHERE id = " + row)) {
+                                    assertThat(rs.next()).isTrue();
+                                    assertThat(rs.getInt(1)).isEqualTo(row);
+                                }
+                                ps.setInt(1, row);
+                                try (ResultSet rs = ps.executeQuery()) {
+                                    assertThat(rs.next()).isTrue();
+                                    assertThat(rs.getInt(1)).isEqualTo(row);
+                                }
+                                reads.addAndGet(2);
+                            }
+                        } catch (Throwable e) {
+                            errors.add(e);
+                        }
+                        return null;
+                    }));
+                }
+                // kill the router's idle pooled connections until some were killed just as a
+                // statement was sent on them (bounded: 30 s)
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                int rounds = 0;
+                while ((router.metrics().statementsRetried() < 5 || rounds < 20)
+                        && System.nanoTime() < deadline
+                        && errors.isEmpty()) {
+                    List<Long> idle = new ArrayList<>();
+                    try (ResultSet rs =
+                            killer.executeQuery("SELECT id FROM information_schema.processlist WHERE user = '"
+                                    + BACKEND_USER + "' AND command = 'Sleep'")) {
+                        while (rs.next()) {
+                            idle.add(rs.getLong(1));
+                        }
+                    }
+                    for (long id : idle) {
+                        try {
+                            killer.execute("KILL CONNECTION " + id);
+                        } catch (SQLException gone) {
+                            // closed meanwhile (the router retired it)
+                        }
+                    }
+                    rounds++;
+                    Thread.sleep(50);
+                }
+                stop.set(true);
+                for (Future<?> f : work) {
+                    f.get(60, TimeUnit.SECONDS);
+                }
+                assertThat(errors).as("client errors").isEmpty();
+                assertThat(reads.get()).isPositive();
+                assertThat(router.metrics().statementsRetried())
+                        .as("statements that ran again on another connection")
+                        .isPositive();
+            } finally {
+                stop.set(true);
+                pool.shutdownNow();
+                for (Connection c : clients) {
+                    c.close();
+                }
             }
         }
     }

@@ -90,6 +90,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private Packet resend;
 
     private Consumer<PooledConnection> resendThen;
+    /** How often the command in flight ran again (see {@link #backendLost}). */
+    private int retries;
+
+    /** Attempts of a retryable statement at most, the first included. */
+    static final int MAX_TRIES = 3;
     /** A LOCAL INFILE upload is running: client packets are file data until an empty one. */
     private boolean uploading;
 
@@ -303,11 +308,16 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         busy = true;
         active = lease;
         dropResend();
+        retries = 0;
         if (retryable && transactionStart == null) {
             // (inside a transaction the retry would have to replay its BEGIN: not worth it)
             resend = packet.retain();
             resendThen = then;
         }
+        acquire(lease, packet, then);
+    }
+
+    private void acquire(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
         lease.acquire(desired, transactionStart, (connection, error) -> {
             if (proceed(packet, error)) {
                 then.accept(connection);
@@ -549,10 +559,16 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             log.debug("connection {}: {}; running the statement again on another connection", connectionId, reason);
             Packet again = resend;
             Consumer<PooledConnection> then = resendThen;
-            resend = null;
-            resendThen = null;
+            if (++retries < MAX_TRIES) {
+                resend = again.retain(); // a server that dropped several connections at once: try again
+            } else {
+                resend = null;
+                resendThen = null;
+            }
             services.metrics().statementRetried();
-            withConnection(lease, again, then);
+            // borrow after the loop's pending I/O: the closes of other pooled connections the
+            // server dropped at the same moment are seen first, so those are not borrowed next
+            ctx.channel().eventLoop().execute(() -> acquire(lease, again, then));
             return;
         }
         dropResend();
