@@ -50,6 +50,10 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     private boolean closing;
     /** The client channel written to since the last flush, or null. */
     private Channel unflushed;
+    /** Whether a byte of the announced response arrived (see {@link #responseStarted}). */
+    private boolean received;
+    /** Whether bytes of the current response went to the client (else an error for it starts at 1). */
+    private boolean relayed;
     /** Bytes of a frame whose start was relayed but whose end has not arrived. */
     private int pendingSkip;
     /** The last frame relayed is 0xFFFFFF bytes long: its packet goes on in the next frame. */
@@ -98,6 +102,8 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     public void expect(ResponseScanner.Response response) {
         if (scanner.idle()) {
             nextSequenceId = 1; // a response starts right after the client's command (sequence 0)
+            received = false;
+            relayed = false;
         }
         scanner.expect(response);
         watchSilence();
@@ -127,6 +133,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     public void expectInternal(ResponseScanner.Response response, Channel backend) {
         internal = backend.alloc().buffer(64);
         streaming = false;
+        received = false;
         scanner.expect(response);
         watchSilence();
     }
@@ -140,6 +147,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     public void expectInternalStream(ResponseScanner.Response response) {
         internal = Unpooled.EMPTY_BUFFER;
         streaming = true;
+        received = false;
         scanner.expect(response);
         watchSilence();
     }
@@ -179,6 +187,11 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         silenceCheck = ctx.executor().schedule(this::checkSilence, tick(), TimeUnit.MILLISECONDS);
     }
 
+    /** True once a byte of the response announced last has arrived: the server read the command. */
+    public boolean responseStarted() {
+        return received;
+    }
+
     /** True when no response is outstanding. */
     public boolean idle() {
         return scanner.idle() && held == null;
@@ -189,6 +202,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         ByteBuf in = (ByteBuf) msg;
         silentTicks = 0;
         awaitingUpload = false;
+        received = true;
         if (held != null) {
             ByteBuf joined = ctx.alloc().buffer(held.readableBytes() + in.readableBytes());
             joined.writeBytes(held).writeBytes(in);
@@ -220,6 +234,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
                 Channel client = target.client();
                 client.write(in.retainedSlice(start, upTo - start), client.voidPromise());
                 unflushed = client;
+                relayed = true;
             }
         }
         if (upTo < in.writerIndex()) {
@@ -242,6 +257,15 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
                 target.responsesComplete(n, lastStatus, lastError);
             }
         }
+    }
+
+    /**
+     * The sequence id the client expects next: after the relayed part of a response, or 1 when
+     * none of it reached the client (the connection died during an internal command such as a
+     * lazy COM_STMT_PREPARE, whose sequence ids the client never saw).
+     */
+    private int clientSequenceId() {
+        return relayed ? nextSequenceId : 1;
     }
 
     /** Remembers whether a packet is cut in the middle and which sequence id comes next. */
@@ -296,7 +320,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     public void channelInactive(ChannelHandlerContext ctx) {
         release();
         if (!closing) {
-            target.backendLost("backend " + label + " closed the connection", midPacket, nextSequenceId);
+            target.backendLost("backend " + label + " closed the connection", midPacket, clientSequenceId());
         }
     }
 
@@ -311,7 +335,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
             closing = true;
             release();
             ctx.close();
-            target.backendLost("backend " + label + ": " + reason, midPacket, nextSequenceId);
+            target.backendLost("backend " + label + ": " + reason, midPacket, clientSequenceId());
         }
     }
 

@@ -103,6 +103,11 @@ final class BackendLease implements RelayTarget {
         lastWriteNanos = System.nanoTime();
     }
 
+    /** True while the statement in flight changes data (see {@link #writing()}). */
+    boolean writingStatement() {
+        return writing;
+    }
+
     /** True when the session wrote through this lease less than {@code millis} ago. */
     boolean wroteWithin(long millis, long now) {
         return lastWriteNanos != 0 && now - lastWriteNanos < TimeUnit.MILLISECONDS.toNanos(millis);

@@ -83,6 +83,18 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private StatementEffects inFlightEffects = StatementEffects.NONE;
 
     private boolean inFlightInsert;
+    /**
+     * The statement in flight, kept (one reference) until its response starts so it can run once
+     * more on a fresh connection if the borrowed one was dead; null when it cannot be retried.
+     */
+    private Packet resend;
+
+    private Consumer<PooledConnection> resendThen;
+    /** How often the command in flight ran again (see {@link #backendLost}). */
+    private int retries;
+
+    /** Attempts of a retryable statement at most, the first included. */
+    static final int MAX_TRIES = 3;
     /** A LOCAL INFILE upload is running: client packets are file data until an empty one. */
     private boolean uploading;
 
@@ -269,11 +281,44 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
      * {@code response} null: none comes.
      */
     void run(BackendLease lease, Packet packet, Response response, StatementEffects effects, boolean insert) {
+        run(lease, packet, response, effects, insert, false);
+    }
+
+    /**
+     * As {@link #run(BackendLease, Packet, Response, StatementEffects, boolean)}; {@code read}: the
+     * statement changes no data, so it may run again if its connection is lost unanswered.
+     */
+    void run(
+            BackendLease lease,
+            Packet packet,
+            Response response,
+            StatementEffects effects,
+            boolean insert,
+            boolean read) {
         if (!effects.pins().isEmpty() && !effects.pins().contains(PinReason.UNTRACKED_SET)) {
             // pin before sending: e.g. GET_LOCK must stay with its connection even if it fails halfway
             lease.pin(effects.pins());
         }
-        withConnection(lease, packet, connection -> send(connection, packet, response, effects, insert));
+        withConnection(
+                lease,
+                packet,
+                connection -> send(connection, packet, response, effects, insert),
+                read && retryable(lease, response, effects));
+    }
+
+    /**
+     * Whether the statement may run again on another connection if the one just borrowed for it
+     * is lost before any byte of the response arrived (a pooled connection the server killed or
+     * timed out while the router was about to use it): it carries no session state. {@link
+     * #backendLost} retries only statements that change no data, because a server that read one
+     * and died before answering may have run it; a read run twice is harmless.
+     */
+    private static boolean retryable(BackendLease lease, Response response, StatementEffects effects) {
+        return lease.current() == null
+                && response != null
+                && effects.pins().isEmpty()
+                && effects.variables().isEmpty()
+                && effects.schema() == null;
     }
 
     /**
@@ -282,8 +327,28 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
      * answered already (no connection, session closed).
      */
     void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
+        withConnection(lease, packet, then, false);
+    }
+
+    /**
+     * As {@link #withConnection(BackendLease, Packet, Consumer)}; when {@code retryable}, the
+     * command is kept until its response starts and runs once more, {@code then} again on a fresh
+     * connection, if the one borrowed for it was dead before the server read it.
+     */
+    void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then, boolean retryable) {
         busy = true;
         active = lease;
+        dropResend();
+        retries = 0;
+        if (retryable && transactionStart == null) {
+            // (inside a transaction the retry would have to replay its BEGIN: not worth it)
+            resend = packet.retain();
+            resendThen = then;
+        }
+        acquire(lease, packet, then);
+    }
+
+    private void acquire(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
         lease.acquire(desired, transactionStart, (connection, error) -> {
             if (proceed(packet, error)) {
                 then.accept(connection);
@@ -387,6 +452,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     /** False (the command answered or dropped) when the session closed or no connection came. */
     private boolean proceed(Packet packet, ErrPacket error) {
+        if (closed || error != null) {
+            dropResend();
+        }
         if (closed) {
             packet.release();
             leases.close();
@@ -434,6 +502,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     private void finishCommand(int statusFlags, boolean error) {
+        dropResend();
         StatementEffects effects = inFlightEffects;
         inFlightEffects = StatementEffects.NONE;
         prepared.commandFinished();
@@ -521,9 +590,33 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         boolean pinned = lease.pinned();
         boolean running = busy && (lease == active || active == null);
         boolean relayed = running && lease == active && !lease.internalPending() && !uploading;
+        boolean unread = lease.current() != null && !lease.current().relay().responseStarted();
         lease.discard();
+        if (running && !pinned && lease == active && resend != null && unread && !lease.writingStatement()) {
+            // the connection was dead before the server read the statement (a pooled connection
+            // killed or timed out on the server): run it on a fresh one, the client sees nothing
+            log.debug("connection {}: {}; running the statement again on another connection", connectionId, reason);
+            Packet again = resend;
+            Consumer<PooledConnection> then = resendThen;
+            if (++retries < MAX_TRIES) {
+                resend = again.retain(); // a server that dropped several connections at once: try again
+            } else {
+                resend = null;
+                resendThen = null;
+            }
+            services.metrics().statementRetried();
+            // borrow after the loop's pending I/O: the closes of other pooled connections the
+            // server dropped at the same moment are seen first, so those are not borrowed next
+            ctx.channel().eventLoop().execute(() -> acquire(lease, again, then));
+            return;
+        }
+        dropResend();
         if (running || pinned) {
-            log.warn("connection {}: {}", connectionId, reason);
+            log.warn(
+                    "connection {}: {} ({})",
+                    connectionId,
+                    reason,
+                    unread ? "before the statement's response started" : "during the statement's response");
         }
         ErrPacket lost = new ErrPacket(2013, "08S01", "Lost connection to backend during query: " + reason);
         if (relayed && !midPacket && !pinned) {
@@ -752,7 +845,16 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         ctx.close();
     }
 
+    private void dropResend() {
+        if (resend != null) {
+            resend.release();
+            resend = null;
+            resendThen = null;
+        }
+    }
+
     private void releaseWaiting() {
+        dropResend();
         cache.sessionClosed();
         routedWritable = null;
         if (routedAbort != null) {

@@ -67,7 +67,8 @@ final class PreparedStatementCommands {
         if (lease != null) {
             pendingSql = sql;
             pendingRoute = route;
-            session.run(lease, packet, Response.PREPARE, StatementEffects.NONE, false);
+            // preparing changes no data: it may run again if its connection is lost unanswered
+            session.run(lease, packet, Response.PREPARE, StatementEffects.NONE, false, true);
         }
     }
 
@@ -181,25 +182,35 @@ final class PreparedStatementCommands {
             return;
         }
         long lastInsertId = command == Command.COM_STMT_EXECUTE ? routerLastInsertId : 0;
-        session.withConnection(lease, command0, connection -> {
-            if (lastInsertId > 0) {
-                // the router's key becomes this server session's LAST_INSERT_ID() for the execution
-                lease.runInternal(
-                        out -> out.writeByte(Command.COM_QUERY.code())
-                                .writeCharSequence("DO LAST_INSERT_ID(" + lastInsertId + ")", StandardCharsets.UTF_8),
-                        Response.RESULT_SET,
-                        (response, failed) -> {
-                            if (failed) {
-                                command0.release();
-                                session.fail(ErrPacket.read(response.skipBytes(4)));
-                                return;
-                            }
-                            execute(lease, connection, command0, command, statement);
-                        });
-                return;
-            }
-            execute(lease, connection, command0, command, statement);
-        });
+        // an execution on a connection borrowed for it runs again if that one was dead (see FrontendSession)
+        boolean retryable = command == Command.COM_STMT_EXECUTE
+                && statement.route.sessionStatement() == null
+                && statement.route.reads()
+                && lease.current() == null;
+        session.withConnection(
+                lease,
+                command0,
+                connection -> {
+                    if (lastInsertId > 0) {
+                        // the router's key becomes this server session's LAST_INSERT_ID() for the execution
+                        lease.runInternal(
+                                out -> out.writeByte(Command.COM_QUERY.code())
+                                        .writeCharSequence(
+                                                "DO LAST_INSERT_ID(" + lastInsertId + ")", StandardCharsets.UTF_8),
+                                Response.RESULT_SET,
+                                (response, failed) -> {
+                                    if (failed) {
+                                        command0.release();
+                                        session.fail(ErrPacket.read(response.skipBytes(4)));
+                                        return;
+                                    }
+                                    execute(lease, connection, command0, command, statement);
+                                });
+                        return;
+                    }
+                    execute(lease, connection, command0, command, statement);
+                },
+                retryable);
     }
 
     /**

@@ -244,7 +244,8 @@ final class QueryRouter {
             send = new Packet(packet.sequenceId(), payload);
             packet.release();
         }
-        session.run(lease, send, Response.RESULT_SET, effects, insert);
+        boolean read = (kind == StatementKind.SELECT || kind == StatementKind.SHOW) && !insert;
+        session.run(lease, send, Response.RESULT_SET, effects, insert, read);
     }
 
     /**

@@ -28,6 +28,7 @@ public final class RouterMetrics {
     private final Map<Integer, Counter> errors = new ConcurrentHashMap<>();
     private final Set<String> poolsMetered = new HashSet<>(); // guarded by this
     private final Counter accepted;
+    private final Counter retried;
     private final QueryDigestStats digests = new QueryDigestStats(MAX_DIGESTS);
     private final StatementTimers statements;
 
@@ -52,6 +53,10 @@ public final class RouterMetrics {
         accepted = Counter.builder("shardgate.client.connections.accepted")
                 .description("Client connections accepted since start")
                 .register(registry);
+        retried = Counter.builder("shardgate.statements.retried")
+                .description("Statements run again on a fresh backend connection because the pooled one"
+                        + " was dead before the server read them")
+                .register(registry);
     }
 
     /** The registry {@code /metrics} renders; other components register their meters here too. */
@@ -74,6 +79,16 @@ public final class RouterMetrics {
     /** A client connection was accepted. */
     public void connectionAccepted() {
         accepted.increment();
+    }
+
+    /** A statement ran again on another connection: the one borrowed for it was found dead. */
+    public void statementRetried() {
+        retried.increment();
+    }
+
+    /** Statements run again so far (see {@link #statementRetried}). */
+    public long statementsRetried() {
+        return (long) retried.count();
     }
 
     /** A client sent {@code command}. */

@@ -131,15 +131,22 @@ public final class BackendPool implements AutoCloseable {
         }
     }
 
-    /** A connection closed (or a connect failed): give its slot to whichever loop waits. */
+    /**
+     * A connection closed (or a connect failed): give its slot to a loop that waits — to the
+     * loops waiting with less than their fair share when there are any. A loop that closed a
+     * connection to make room for a starving one must not take the slot back at once (it runs
+     * first, the others only get a task): that turned every rebalancing close into a reconnect
+     * on the same loop, thousands per second under load, while the starving loop kept starving.
+     */
     void slotFreed(PoolPartition from) {
         open.decrementAndGet();
+        boolean othersStarving = anotherStarving(from);
         for (PoolPartition p : partitions.values()) {
-            if (p != from && p.hasWaiters()) {
+            if (p != from && p.hasWaiters() && (!othersStarving || p.starving())) {
                 p.loop().execute(p::serveWaiters);
             }
         }
-        if (from.hasWaiters()) {
+        if (from.hasWaiters() && (!othersStarving || from.starving())) {
             from.serveWaiters();
         }
     }

@@ -53,8 +53,19 @@ public final class PoolPartition {
 
     private final ScheduledFuture<?> evictor;
 
-    /** A session waiting for a connection of a kind. */
-    private record Waiter(ConnectionKind kind, Promise<PooledConnection> promise, ScheduledFuture<?> timeout) {}
+    /**
+     * The one timer that fails waiters whose acquire bound passed, or null when none is set.
+     * Waiters queue in arrival order and share one bound, so deadlines grow along the queue and
+     * a single timer for the head does what a timer per waiter did — without a scheduled task (a
+     * priority-queue insert and cancel) per waiting statement, which with thousands of clients on
+     * a few hundred connections is nearly every statement.
+     */
+    private ScheduledFuture<?> expiry;
+    /** Whether the timer that asks other loops for room is set (one per partition, not per waiter). */
+    private boolean roomCheckPending;
+
+    /** A session waiting for a connection of a kind until {@code deadlineNanos}. */
+    private record Waiter(ConnectionKind kind, Promise<PooledConnection> promise, long deadlineNanos) {}
 
     PoolPartition(BackendPool pool, EventLoop loop) {
         this.pool = pool;
@@ -104,33 +115,82 @@ public final class PoolPartition {
         } else if (shedOneIdle() && pool.tryReserve()) {
             open(kind, promise);
         } else {
-            starving = owned < pool.fairShare();
-            int millis = pool.settings().acquireTimeoutMillis();
-            ScheduledFuture<?> timeout = loop.schedule(() -> timeOut(promise, millis), millis, TimeUnit.MILLISECONDS);
-            waiters.add(new Waiter(kind, promise, timeout));
-            // statements end within milliseconds: wait briefly for one of this loop's connections
-            // before making another loop close an idle one (a reconnect costs far more)
-            loop.schedule(this::requestRoomIfWaiting, STEAL_AFTER_MILLIS, TimeUnit.MILLISECONDS);
+            long deadline = System.nanoTime()
+                    + TimeUnit.MILLISECONDS.toNanos(pool.settings().acquireTimeoutMillis());
+            waiters.add(new Waiter(kind, promise, deadline));
+            if (expiry == null) {
+                expireWaitersAt(deadline);
+            }
+            updateStarving();
+            if (starving && !roomCheckPending) {
+                // statements end within milliseconds: wait briefly for one of this loop's
+                // connections before making another loop close an idle one (a reconnect costs far more)
+                roomCheckPending = true;
+                loop.schedule(this::requestRoomIfStarving, STEAL_AFTER_MILLIS, TimeUnit.MILLISECONDS);
+            }
         }
         return promise;
     }
 
-    private void requestRoomIfWaiting() {
-        waiters.removeIf(w -> w.promise().isDone());
-        if (!waiters.isEmpty()) {
+    /**
+     * Asks the other loops for an idle connection while this one waits with less than its fair
+     * share. Only then: when every loop holds its share and has waiters, taking a connection from
+     * another loop just closes one there to open one here, and each reconnect (TCP, handshake,
+     * authentication, a new server thread) costs more than the many statements it delays.
+     */
+    private void requestRoomIfStarving() {
+        roomCheckPending = false;
+        dropDoneWaiters();
+        updateStarving();
+        if (starving) {
             pool.requestRoom(this);
+            roomCheckPending = true;
+            loop.schedule(this::requestRoomIfStarving, STEAL_AFTER_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
-    private void timeOut(Promise<PooledConnection> promise, int millis) {
-        waiters.removeIf(w -> w.promise() == promise);
-        updateStarving();
+    /** Drops waiters at the head of the queue that were served or gave up. */
+    private void dropDoneWaiters() {
+        while (!waiters.isEmpty() && waiters.peek().promise().isDone()) {
+            waiters.poll();
+        }
+    }
+
+    private void expireWaitersAt(long deadlineNanos) {
+        long delay = Math.max(0, deadlineNanos - System.nanoTime());
+        expiry = loop.schedule(this::expireWaiters, delay, TimeUnit.NANOSECONDS);
+    }
+
+    /** The expiry timer: fails the waiters whose bound passed, then waits for the next head's. */
+    private void expireWaiters() {
+        expiry = null;
+        long now = System.nanoTime();
+        boolean failed = false;
+        Waiter w;
+        while ((w = waiters.peek()) != null) {
+            if (w.promise().isDone()) {
+                waiters.poll();
+            } else if (w.deadlineNanos() - now <= 0) {
+                waiters.poll();
+                failed = true;
+                timeOut(w.promise());
+            } else {
+                expireWaitersAt(w.deadlineNanos());
+                break;
+            }
+        }
+        if (failed) {
+            updateStarving();
+        }
+    }
+
+    private void timeOut(Promise<PooledConnection> promise) {
         pool.timeouts.increment();
         promise.tryFailure(new BackendException(new ErrPacket(
                 ER_MAX_CONNECT_TIMEOUT,
                 "HY000",
                 "Max connect timeout reached while reaching hostgroup "
-                        + pool.hostgroup().id() + " after " + millis
+                        + pool.hostgroup().id() + " after " + pool.settings().acquireTimeoutMillis()
                         + "ms (all " + pool.settings().maxConnections() + " connections to " + pool.address()
                         + " busy)")));
     }
@@ -234,9 +294,10 @@ public final class PoolPartition {
         }
         for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
             Waiter w = it.next();
-            if (w.kind().equals(c.kind())) {
+            if (w.promise().isDone()) {
                 it.remove();
-                w.timeout().cancel(false);
+            } else if (w.kind().equals(c.kind())) {
+                it.remove();
                 if (w.promise().trySuccess(c)) {
                     updateStarving();
                     return;
@@ -302,8 +363,11 @@ public final class PoolPartition {
     private void failWaiters(Throwable cause) {
         Waiter w;
         while ((w = waiters.poll()) != null) {
-            w.timeout().cancel(false);
             w.promise().tryFailure(cause);
+        }
+        if (expiry != null) {
+            expiry.cancel(false);
+            expiry = null;
         }
         updateStarving();
     }
@@ -346,7 +410,6 @@ public final class PoolPartition {
             PooledConnection c = pollIdle(w.kind());
             if (c != null || pool.tryReserve()) {
                 waiters.poll();
-                w.timeout().cancel(false);
                 if (c != null) {
                     if (!w.promise().trySuccess(c)) {
                         release(c);
