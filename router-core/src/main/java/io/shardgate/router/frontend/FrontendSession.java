@@ -31,6 +31,7 @@ import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,8 +94,19 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     /** How often the command in flight ran again (see {@link #backendLost}). */
     private int retries;
 
+    /** When the statement in flight went to its current connection (System.nanoTime()). */
+    private long resendSentNanos;
+
     /** Attempts of a retryable statement at most, the first included. */
     static final int MAX_TRIES = 3;
+    /**
+     * How soon after sending a connection loss still counts as "dead before the server read the
+     * statement". MySQL gives no acknowledgement, and a pooled connection the server closed while
+     * idle looks the same as a statement the server read and was then killed (KILL, a crash): both
+     * end in a bare close. The first is noticed within a round trip and an event-loop turn; an
+     * operator's KILL of a running query comes later, and that query must fail, not run again.
+     */
+    static final long RETRY_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** A LOCAL INFILE upload is running: client packets are file data until an empty one. */
     private boolean uploading;
 
@@ -351,6 +363,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private void acquire(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
         lease.acquire(desired, transactionStart, (connection, error) -> {
             if (proceed(packet, error)) {
+                resendSentNanos = System.nanoTime();
                 then.accept(connection);
             }
         });
@@ -592,7 +605,13 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         boolean relayed = running && lease == active && !lease.internalPending() && !uploading;
         boolean unread = lease.current() != null && !lease.current().relay().responseStarted();
         lease.discard();
-        if (running && !pinned && lease == active && resend != null && unread && !lease.writingStatement()) {
+        if (running
+                && !pinned
+                && lease == active
+                && resend != null
+                && unread
+                && !lease.writingStatement()
+                && System.nanoTime() - resendSentNanos < RETRY_WINDOW_NANOS) {
             // the connection was dead before the server read the statement (a pooled connection
             // killed or timed out on the server): run it on a fresh one, the client sees nothing
             log.debug("connection {}: {}; running the statement again on another connection", connectionId, reason);
