@@ -212,11 +212,7 @@ class ControlPlaneIT {
                 ZkRuleStore unchecked =
                         new ZkRuleStore(client, ROOT, ConfigValidator.acceptAll(), new SimpleMeterRegistry());
                 try {
-                    TreeMap<String, String> docs = new TreeMap<>(routerA.ruleStore()
-                            .current()
-                            .orElseThrow()
-                            .documents()
-                            .sections());
+                    TreeMap<String, String> docs = servingSections();
                     docs.put(ConfigDocuments.SCHEMAS, "[{\"name\":\"shop\",\"default_hostgroup\":99}]");
                     invalid =
                             unchecked.publish(serving, ConfigDocuments.of(docs)).number();
@@ -699,11 +695,7 @@ class ControlPlaneIT {
                 ZkRuleStore store = new ZkRuleStore(
                         client, ROOT + "-adopt", ConfigValidator.acceptAll(), new SimpleMeterRegistry());
                 try {
-                    TreeMap<String, String> docs = new TreeMap<>(routerA.ruleStore()
-                            .current()
-                            .orElseThrow()
-                            .documents()
-                            .sections());
+                    TreeMap<String, String> docs = servingSections();
                     docs.put(ConfigDocuments.SCHEMAS, schemas(20));
                     assertThat(store.seedIfEmpty(ConfigDocuments.of(docs))).isTrue();
                 } finally {
@@ -912,6 +904,12 @@ class ControlPlaneIT {
     }
 
     /** True, or the test fails at once with the client failures (a failed client stops reading). */
+    /** The sections of the version router A serves, as an editable copy. */
+    private static TreeMap<String, String> servingSections() {
+        return new TreeMap<>(
+                routerA.ruleStore().current().orElseThrow().documents().sections());
+    }
+
     /** No client failed so far, and every one of {@code loads} last read {@code shard}. */
     private static boolean allRead(String shard, ClientLoad... loads) {
         return noFailures(loads)
