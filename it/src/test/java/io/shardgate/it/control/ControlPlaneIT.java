@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardgate.admin.store.ConfigDocuments;
@@ -211,11 +212,7 @@ class ControlPlaneIT {
                 ZkRuleStore unchecked =
                         new ZkRuleStore(client, ROOT, ConfigValidator.acceptAll(), new SimpleMeterRegistry());
                 try {
-                    TreeMap<String, String> docs = new TreeMap<>(routerA.ruleStore()
-                            .current()
-                            .orElseThrow()
-                            .documents()
-                            .sections());
+                    TreeMap<String, String> docs = servingSections();
                     docs.put(ConfigDocuments.SCHEMAS, "[{\"name\":\"shop\",\"default_hostgroup\":99}]");
                     invalid =
                             unchecked.publish(serving, ConfigDocuments.of(docs)).number();
@@ -509,8 +506,7 @@ class ControlPlaneIT {
             // a new hostgroup 40 on a server neither router knew at start; place moves there
             ObjectNode config = (ObjectNode) getConfig(routerA);
             ObjectNode documents = (ObjectNode) config.get("documents");
-            com.fasterxml.jackson.databind.node.ArrayNode hostgroups = (com.fasterxml.jackson.databind.node.ArrayNode)
-                    JSON.readTree(documents.get("hostgroups").asText());
+            ArrayNode hostgroups = hostgroups(documents);
             hostgroups
                     .addObject()
                     .put("id", 40)
@@ -520,17 +516,12 @@ class ControlPlaneIT {
             documents.put("hostgroups", hostgroups.toString());
             documents.put("schemas", schemas(40));
             awaitBoth(putOk(routerA, config));
-            eventually(
-                    "clients on A and B read shard40",
-                    () -> noFailures(onA, onB)
-                            && Stream.concat(onA.lastSeen().stream(), onB.lastSeen().stream())
-                                    .allMatch("shard40"::equals));
+            eventually("clients on A and B read shard40", () -> allRead("shard40", onA, onB));
 
             // hostgroup 40's writer moves to another address: its old pool drains, traffic follows
             config = (ObjectNode) getConfig(routerA);
             documents = (ObjectNode) config.get("documents");
-            hostgroups = (com.fasterxml.jackson.databind.node.ArrayNode)
-                    JSON.readTree(documents.get("hostgroups").asText());
+            hostgroups = hostgroups(documents);
             for (JsonNode h : hostgroups) {
                 if (h.get("id").asInt() == 40) {
                     ((ObjectNode) h).put("writer", shard20.address());
@@ -538,11 +529,7 @@ class ControlPlaneIT {
             }
             documents.put("hostgroups", hostgroups.toString());
             awaitBoth(putOk(routerA, config));
-            eventually(
-                    "clients on A and B read shard20 through hostgroup 40",
-                    () -> noFailures(onA, onB)
-                            && Stream.concat(onA.lastSeen().stream(), onB.lastSeen().stream())
-                                    .allMatch("shard20"::equals));
+            eventually("clients on A and B read shard20 through hostgroup 40", () -> allRead("shard20", onA, onB));
             for (Shardgate router : List.of(routerA, routerB)) {
                 eventually(
                         "hostgroup 40's pool on " + shard40.address() + " drained and closed",
@@ -555,8 +542,7 @@ class ControlPlaneIT {
             // hostgroup 40 goes away again, place back to 10
             config = (ObjectNode) getConfig(routerA);
             documents = (ObjectNode) config.get("documents");
-            hostgroups = (com.fasterxml.jackson.databind.node.ArrayNode)
-                    JSON.readTree(documents.get("hostgroups").asText());
+            hostgroups = hostgroups(documents);
             for (int i = hostgroups.size() - 1; i >= 0; i--) {
                 if (hostgroups.get(i).get("id").asInt() == 40) {
                     hostgroups.remove(i);
@@ -565,11 +551,7 @@ class ControlPlaneIT {
             documents.put("hostgroups", hostgroups.toString());
             documents.put("schemas", schemas(10));
             awaitBoth(putOk(routerA, config));
-            eventually(
-                    "clients read shard10 again",
-                    () -> noFailures(onA, onB)
-                            && Stream.concat(onA.lastSeen().stream(), onB.lastSeen().stream())
-                                    .allMatch("shard10"::equals));
+            eventually("clients read shard10 again", () -> allRead("shard10", onA, onB));
             long count = onB.statements();
             eventually("clients keep running", () -> onB.statements() > count + 20);
             onA.close();
@@ -713,11 +695,7 @@ class ControlPlaneIT {
                 ZkRuleStore store = new ZkRuleStore(
                         client, ROOT + "-adopt", ConfigValidator.acceptAll(), new SimpleMeterRegistry());
                 try {
-                    TreeMap<String, String> docs = new TreeMap<>(routerA.ruleStore()
-                            .current()
-                            .orElseThrow()
-                            .documents()
-                            .sections());
+                    TreeMap<String, String> docs = servingSections();
                     docs.put(ConfigDocuments.SCHEMAS, schemas(20));
                     assertThat(store.seedIfEmpty(ConfigDocuments.of(docs))).isTrue();
                 } finally {
@@ -926,6 +904,23 @@ class ControlPlaneIT {
     }
 
     /** True, or the test fails at once with the client failures (a failed client stops reading). */
+    /** The sections of the version router A serves, as an editable copy. */
+    private static TreeMap<String, String> servingSections() {
+        return new TreeMap<>(
+                routerA.ruleStore().current().orElseThrow().documents().sections());
+    }
+
+    /** No client failed so far, and every one of {@code loads} last read {@code shard}. */
+    private static boolean allRead(String shard, ClientLoad... loads) {
+        return noFailures(loads)
+                && Stream.of(loads).flatMap(l -> l.lastSeen().stream()).allMatch(shard::equals);
+    }
+
+    /** The hostgroups document of a config's {@code documents}, parsed for editing. */
+    private static ArrayNode hostgroups(ObjectNode documents) throws Exception {
+        return (ArrayNode) JSON.readTree(documents.get("hostgroups").asText());
+    }
+
     private static boolean noFailures(ClientLoad... loads) {
         for (ClientLoad load : loads) {
             assertThat(load.failures()).isEmpty();

@@ -140,15 +140,7 @@ class AuthenticationIT {
 
     @AfterAll
     static void stopRouters() {
-        try {
-            if (nativeRouter != null) {
-                nativeRouter.close();
-            }
-        } finally {
-            if (sha2Router != null) {
-                sha2Router.close();
-            }
-        }
+        DedicatedRouter.closeAll(nativeRouter, sha2Router);
     }
 
     private static DedicatedRouter router(String plugin) {

@@ -58,36 +58,8 @@ class BackendTlsIT {
                     dir.resolve("server.ext"),
                     "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost\n");
             Files.writeString(dir.resolve("client.ext"), "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n");
-            openssl(
-                    dir,
-                    "req",
-                    "-x509",
-                    "-newkey",
-                    "rsa:2048",
-                    "-nodes",
-                    "-days",
-                    "2",
-                    "-subj",
-                    "/CN=Shardgate Test CA",
-                    "-keyout",
-                    "ca-key.pem",
-                    "-out",
-                    "ca.pem");
-            openssl(
-                    dir,
-                    "req",
-                    "-x509",
-                    "-newkey",
-                    "rsa:2048",
-                    "-nodes",
-                    "-days",
-                    "2",
-                    "-subj",
-                    "/CN=Some Other CA",
-                    "-keyout",
-                    "other-ca-key.pem",
-                    "-out",
-                    "other-ca.pem");
+            selfSignedCa(dir, "/CN=Shardgate Test CA", "ca");
+            selfSignedCa(dir, "/CN=Some Other CA", "other-ca");
             for (String name : List.of("server", "client")) {
                 openssl(
                         dir,
@@ -126,6 +98,25 @@ class BackendTlsIT {
                     dir.resolve("client-cert.pem"),
                     dir.resolve("client-key.pem"),
                     dir.resolve("other-ca.pem"));
+        }
+
+        /** A CA certificate {@code name}.pem with its key {@code name}-key.pem. */
+        private static void selfSignedCa(Path dir, String subject, String name) throws Exception {
+            openssl(
+                    dir,
+                    "req",
+                    "-x509",
+                    "-newkey",
+                    "rsa:2048",
+                    "-nodes",
+                    "-days",
+                    "2",
+                    "-subj",
+                    subject,
+                    "-keyout",
+                    name + "-key.pem",
+                    "-out",
+                    name + ".pem");
         }
 
         private static void openssl(Path dir, String... args) throws Exception {

@@ -59,6 +59,28 @@ final class DedicatedRouter implements AutoCloseable {
         return router;
     }
 
+    /** Closes each router that was started (null: it was not), all of them even when one fails. */
+    static void closeAll(DedicatedRouter... routers) {
+        RuntimeException failure = null;
+        for (DedicatedRouter router : routers) {
+            if (router == null) {
+                continue;
+            }
+            try {
+                router.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
     @Override
     public void close() {
         router.close();

@@ -56,15 +56,7 @@ class TlsRequiredUserIT {
 
     @AfterAll
     static void stopRouters() {
-        try {
-            if (nativeRouter != null) {
-                nativeRouter.close();
-            }
-        } finally {
-            if (sha2Router != null) {
-                sha2Router.close();
-            }
-        }
+        DedicatedRouter.closeAll(nativeRouter, sha2Router);
     }
 
     static Stream<Arguments> driversAndPlugins() {

@@ -18,6 +18,7 @@ import io.shardgate.sharding.rule.QueryRuleMatch;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A client session's binary-protocol commands (COM_STMT_*) under multiplexing. The statement ids
@@ -193,19 +194,13 @@ final class PreparedStatementCommands {
                 connection -> {
                     if (lastInsertId > 0) {
                         // the router's key becomes this server session's LAST_INSERT_ID() for the execution
-                        lease.runInternal(
-                                out -> out.writeByte(Command.COM_QUERY.code())
-                                        .writeCharSequence(
-                                                "DO LAST_INSERT_ID(" + lastInsertId + ")", StandardCharsets.UTF_8),
+                        runBefore(
+                                lease,
+                                Command.COM_QUERY,
+                                "DO LAST_INSERT_ID(" + lastInsertId + ")",
                                 Response.RESULT_SET,
-                                (response, failed) -> {
-                                    if (failed) {
-                                        command0.release();
-                                        session.fail(ErrPacket.read(response.skipBytes(4)));
-                                        return;
-                                    }
-                                    execute(lease, connection, command0, command, statement);
-                                });
+                                command0,
+                                response -> execute(lease, connection, command0, command, statement));
                         return;
                     }
                     execute(lease, connection, command0, command, statement);
@@ -245,19 +240,35 @@ final class PreparedStatementCommands {
             send(lease, connection, command0, command, statement, backendId);
             return;
         }
+        runBefore(lease, Command.COM_STMT_PREPARE, statement.sql, Response.PREPARE, command0, response -> {
+            int prepared = response.getIntLE(response.readerIndex() + 5);
+            remember(connection, statement.sql, prepared);
+            send(lease, connection, command0, command, statement, prepared);
+        });
+    }
+
+    /**
+     * Runs {@code internal} with {@code text} on the lease's connection ahead of the client's
+     * {@code command0}: when the backend refuses it, {@code command0} is dropped and the client gets
+     * the backend's error; otherwise {@code then} reads the framed response.
+     */
+    private void runBefore(
+            BackendLease lease,
+            Command internal,
+            String text,
+            Response expected,
+            Packet command0,
+            Consumer<ByteBuf> then) {
         lease.runInternal(
-                out -> out.writeByte(Command.COM_STMT_PREPARE.code())
-                        .writeCharSequence(statement.sql, StandardCharsets.UTF_8),
-                Response.PREPARE,
+                out -> out.writeByte(internal.code()).writeCharSequence(text, StandardCharsets.UTF_8),
+                expected,
                 (response, failed) -> {
                     if (failed) {
                         command0.release();
                         session.fail(ErrPacket.read(response.skipBytes(4)));
                         return;
                     }
-                    int prepared = response.getIntLE(response.readerIndex() + 5);
-                    remember(connection, statement.sql, prepared);
-                    send(lease, connection, command0, command, statement, prepared);
+                    then.accept(response);
                 });
     }
 

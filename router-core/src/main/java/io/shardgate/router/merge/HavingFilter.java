@@ -3,8 +3,9 @@ package io.shardgate.router.merge;
 import io.shardgate.protocol.row.TextValue;
 import io.shardgate.protocol.type.MySqlType;
 import io.shardgate.sharding.plan.HavingCondition;
-import io.shardgate.sharding.plan.HavingCondition.ColumnValue;
-import io.shardgate.sharding.plan.HavingCondition.Constant;
+import io.shardgate.sharding.plan.MergeExpression;
+import io.shardgate.sharding.plan.MergeExpression.ColumnValue;
+import io.shardgate.sharding.plan.MergeExpression.Constant;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -82,7 +83,7 @@ final class HavingFilter {
         return compare.op().holds(compare(compare.left(), left, compare.right(), right));
     }
 
-    private Object value(HavingCondition.Operand operand, MergedRow row) {
+    private Object value(MergeExpression.Leaf operand, MergedRow row) {
         if (operand instanceof Constant k) {
             return k.value();
         }
@@ -100,7 +101,7 @@ final class HavingFilter {
     }
 
     private int compare(
-            HavingCondition.Operand leftOperand, Object left, HavingCondition.Operand rightOperand, Object right) {
+            MergeExpression.Leaf leftOperand, Object left, MergeExpression.Leaf rightOperand, Object right) {
         if (leftOperand instanceof ColumnValue c) {
             return compareWithColumn(at(c), left, right);
         }

@@ -1,11 +1,8 @@
 package io.shardgate.sharding.plan;
 
 import io.shardgate.sharding.rule.Role;
-import io.shardgate.sharding.rule.SchemaRule;
 import java.util.List;
-import java.util.function.BiFunction;
 import org.apache.calcite.sql.SqlBasicCall;
-import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOrderBy;
@@ -28,20 +25,10 @@ import org.apache.calcite.sql.SqlSelect;
  * other tables) returns null and is refused by the caller with its reason. One use per statement.
  */
 final class DerivedTablePlanner {
-    private final BiFunction<SqlIdentifier, Boolean, TableRef> resolve;
-    private final SchemaRule schema;
-    private final String text;
-    private final int defaultHostgroup;
+    private final StatementContext context;
 
-    DerivedTablePlanner(
-            BiFunction<SqlIdentifier, Boolean, TableRef> resolve,
-            SchemaRule schema,
-            String text,
-            int defaultHostgroup) {
-        this.resolve = resolve;
-        this.schema = schema;
-        this.text = text;
-        this.defaultHostgroup = defaultHostgroup;
+    DerivedTablePlanner(StatementContext context) {
+        this.context = context;
     }
 
     /** The inner SELECT when {@code outer}'s only FROM item is a derived table, else null. */
@@ -57,21 +44,21 @@ final class DerivedTablePlanner {
 
     /** The plan, or null when the statement is not one this planner can push down. */
     Planned plan(SqlSelect outer, SqlSelect inner, SqlOrderBy orderBy, Role role) {
-        TableCollector outside = new TableCollector(resolve);
+        TableCollector outside = new TableCollector(context.resolve());
         outside.expressions(outer.getSelectList());
         outside.expressions(outer.getWhere());
         outside.expressions(outer.getHaving());
         if (!outside.refs.isEmpty() || outside.unsupported() != null) {
             return null; // subqueries beside the derived table
         }
-        TableCollector tables = new TableCollector(resolve).tyingSubqueries();
+        TableCollector tables = new TableCollector(context.resolve()).tyingSubqueries();
         tables.select(inner, false);
         if (tables.unsupported() != null || tables.refs.stream().anyMatch(TableRef::nested)) {
             return null;
         }
-        Placement placement = new Placement(tables.refs, schema);
-        Route route =
-                placement.route(tables.joinConditions, Placement.conjuncts(inner.getWhere()), false, defaultHostgroup);
+        Placement placement = new Placement(tables.refs, context.schema());
+        Route route = placement.route(
+                tables.joinConditions, Placement.conjuncts(inner.getWhere()), false, context.defaultHostgroup());
         boolean sharded =
                 route instanceof Route.ByKey || route instanceof Route.ByRange || route instanceof Route.Scatter;
         if (!sharded) {
@@ -89,7 +76,8 @@ final class DerivedTablePlanner {
                             + k.table().keyed().column() + " value maps to no single shard");
         }
         // the outer query reads the derived table's columns: none of them is taken for the sharding key
-        return new MergePlanner(text, new Placement(List.of(), schema)).plan(outer, orderBy, role, route);
+        return new MergePlanner(context.text(), new Placement(List.of(), context.schema()))
+                .plan(outer, orderBy, role, route);
     }
 
     /** Whether the inner query's result is the disjoint union of its per-shard results. */
@@ -110,8 +98,10 @@ final class DerivedTablePlanner {
     }
 
     private boolean isList(int slot) {
-        SqlTemplate t = new SqlTemplate(text);
-        for (int at = text.indexOf("(...)"); at >= 0; at = text.indexOf("(...)", at + 1)) {
+        SqlTemplate t = new SqlTemplate(context.text());
+        for (int at = context.text().indexOf("(...)");
+                at >= 0;
+                at = context.text().indexOf("(...)", at + 1)) {
             if (t.slotsBefore(at) == slot) {
                 return true;
             }

@@ -7,36 +7,10 @@ import java.util.stream.Collectors;
  * A HAVING clause the merge evaluates on the merged groups, when groups span shards and no shard
  * can evaluate it on its partial aggregates: comparisons, IS [NOT] NULL, AND, OR and NOT over
  * merged result columns (selected, or hidden aggregates and keys) and the statement's literals.
- * SQL's three-valued logic applies: a group is kept only when the condition is TRUE.
+ * SQL's three-valued logic applies: a group is kept only when the condition is TRUE. The values
+ * compared are {@link MergeExpression.Leaf}s.
  */
 public sealed interface HavingCondition {
-
-    /** A value a condition compares: a column of the merged rows, a slot, or (resolved) a constant. */
-    sealed interface Operand {}
-
-    /** A column of the merged rows (its merged value: the group's key or combined aggregate). */
-    record ColumnValue(MergeSpec.Column column) implements Operand {
-        @Override
-        public String toString() {
-            return column.toString();
-        }
-    }
-
-    /** A literal or parameter of the statement, by slot; replaced by {@link Constant} per execution. */
-    record Slot(int slot) implements Operand {
-        @Override
-        public String toString() {
-            return "?" + (slot + 1);
-        }
-    }
-
-    /** A slot's value in one execution (Long, BigDecimal, Double, String, byte[] or null). */
-    record Constant(Object value) implements Operand {
-        @Override
-        public String toString() {
-            return String.valueOf(value);
-        }
-    }
 
     enum Comparison {
         EQUALS("="),
@@ -65,14 +39,14 @@ public sealed interface HavingCondition {
         }
     }
 
-    record Compare(Comparison op, Operand left, Operand right) implements HavingCondition {
+    record Compare(Comparison op, MergeExpression.Leaf left, MergeExpression.Leaf right) implements HavingCondition {
         @Override
         public String toString() {
             return left + " " + op.sql + " " + right;
         }
     }
 
-    record IsNull(Operand operand, boolean negated) implements HavingCondition {
+    record IsNull(MergeExpression.Leaf operand, boolean negated) implements HavingCondition {
         @Override
         public String toString() {
             return operand + (negated ? " IS NOT NULL" : " IS NULL");
@@ -103,10 +77,10 @@ public sealed interface HavingCondition {
     /** This condition with every slot replaced by its value in {@code values}. */
     default HavingCondition resolve(Values values) {
         if (this instanceof Compare c) {
-            return new Compare(c.op(), resolve(c.left(), values), resolve(c.right(), values));
+            return new Compare(c.op(), c.left().resolve(values), c.right().resolve(values));
         }
         if (this instanceof IsNull n) {
-            return new IsNull(resolve(n.operand(), values), n.negated());
+            return new IsNull(n.operand().resolve(values), n.negated());
         }
         if (this instanceof And a) {
             return new And(a.operands().stream().map(o -> o.resolve(values)).toList());
@@ -115,9 +89,5 @@ public sealed interface HavingCondition {
             return new Or(o.operands().stream().map(x -> x.resolve(values)).toList());
         }
         return new Not(((Not) this).operand().resolve(values));
-    }
-
-    private static Operand resolve(Operand operand, Values values) {
-        return operand instanceof Slot s ? new Constant(values.scalar(s.slot())) : operand;
     }
 }

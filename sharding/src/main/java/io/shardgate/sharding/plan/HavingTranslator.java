@@ -53,7 +53,7 @@ final class HavingTranslator {
         }
         if (n instanceof SqlCall call
                 && call.getOperator() instanceof org.apache.calcite.sql.fun.SqlBetweenOperator between) {
-            HavingCondition.Operand value = operand(call.operand(0));
+            MergeExpression.Leaf value = operand(call.operand(0));
             HavingCondition range = new HavingCondition.And(List.of(
                     new HavingCondition.Compare(
                             HavingCondition.Comparison.GREATER_OR_EQUAL, value, operand(call.operand(1))),
@@ -75,12 +75,12 @@ final class HavingTranslator {
     }
 
     /** A selected column, a grouped key, an aggregate (hidden when not selected) or a literal. */
-    private HavingCondition.Operand operand(SqlNode e) {
+    private MergeExpression.Leaf operand(SqlNode e) {
         if (e instanceof SqlDynamicParam p) {
             if (planner.source(e).contains("(...)")) {
                 throw new MergePlanner.Unsupported("HAVING with a list on several shards");
             }
-            return new HavingCondition.Slot(p.getIndex());
+            return new MergeExpression.Slot(p.getIndex());
         }
         for (int i = 0; i < items.size(); i++) {
             SqlNode item = items.get(i);
@@ -91,12 +91,12 @@ final class HavingTranslator {
                             .getSimple()
                             .equalsIgnoreCase(id.getSimple());
             if (byAlias || MergePlanner.unalias(item).equalsDeep(e, org.apache.calcite.util.Litmus.IGNORE)) {
-                return new HavingCondition.ColumnValue(new Column(i, false));
+                return new MergeExpression.ColumnValue(new Column(i, false));
             }
         }
         for (int i = 0; i < group.size(); i++) {
             if (group.get(i).equalsDeep(e, org.apache.calcite.util.Litmus.IGNORE)) {
-                return new HavingCondition.ColumnValue(groupColumns.get(i));
+                return new MergeExpression.ColumnValue(groupColumns.get(i));
             }
         }
         SqlCall agg = MergePlanner.aggregate(e);
@@ -104,7 +104,7 @@ final class HavingTranslator {
             throw new MergePlanner.Unsupported("HAVING refers to " + planner.source(e)
                     + ", which is neither selected, grouped nor an aggregate, on several shards");
         }
-        return new HavingCondition.ColumnValue(hiddenAggregate(agg));
+        return new MergeExpression.ColumnValue(hiddenAggregate(agg));
     }
 
     /** An aggregate only HAVING uses: computed by the shards as hidden columns, merged like the others. */
@@ -145,7 +145,7 @@ final class HavingTranslator {
         return operands.stream().allMatch(o -> onlyKeys(o, keys));
     }
 
-    private static boolean onlyKeys(HavingCondition.Operand o, List<Column> keys) {
-        return !(o instanceof HavingCondition.ColumnValue v) || keys.contains(v.column());
+    private static boolean onlyKeys(MergeExpression.Leaf o, List<Column> keys) {
+        return !(o instanceof MergeExpression.ColumnValue v) || keys.contains(v.column());
     }
 }

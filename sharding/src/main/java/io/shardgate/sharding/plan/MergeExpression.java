@@ -13,24 +13,35 @@ import java.util.stream.Collectors;
  */
 public sealed interface MergeExpression {
 
+    /**
+     * A leaf: a merged column, a slot or its constant. HAVING conditions compare these too
+     * ({@link HavingCondition}), so both trees share one set of leaves.
+     */
+    sealed interface Leaf extends MergeExpression permits ColumnValue, Slot, Constant {
+        @Override
+        default Leaf resolve(Values values) {
+            return this instanceof Slot s ? new Constant(values.scalar(s.slot())) : this;
+        }
+    }
+
     /** A merged column's value (an aggregate combined over the shards, or a group key). */
-    record ColumnValue(MergeSpec.Column column) implements MergeExpression {
+    record ColumnValue(MergeSpec.Column column) implements Leaf {
         @Override
         public String toString() {
             return column.toString();
         }
     }
 
-    /** A literal of the statement, by slot; {@link Constant} once resolved for one execution. */
-    record Slot(int slot) implements MergeExpression {
+    /** A literal or parameter of the statement, by slot; {@link Constant} once resolved for one execution. */
+    record Slot(int slot) implements Leaf {
         @Override
         public String toString() {
             return "?" + (slot + 1);
         }
     }
 
-    /** A slot's value in one execution (Long, BigDecimal, Double, String or null). */
-    record Constant(Object value) implements MergeExpression {
+    /** A slot's value in one execution (Long, BigDecimal, Double, String, byte[] or null). */
+    record Constant(Object value) implements Leaf {
         @Override
         public String toString() {
             return String.valueOf(value);
@@ -80,11 +91,8 @@ public sealed interface MergeExpression {
         }
     }
 
-    /** This expression with every slot replaced by its value in {@code values}. */
+    /** This expression with every slot replaced by its value in {@code values} (leaves: {@link Leaf}). */
     default MergeExpression resolve(Values values) {
-        if (this instanceof Slot s) {
-            return new Constant(values.scalar(s.slot()));
-        }
         if (this instanceof Arithmetic a) {
             return new Arithmetic(a.op(), a.left().resolve(values), a.right().resolve(values));
         }

@@ -44,20 +44,7 @@ public record MergeSpec(
             int count,
             int hiddenColumns,
             boolean sumAffectedRows) {
-        this(orderBy, groupBy, aggregates, distinct, offset, count, hiddenColumns, sumAffectedRows, null);
-    }
-
-    public MergeSpec(
-            List<SortKey> orderBy,
-            List<Column> groupBy,
-            List<Aggregate> aggregates,
-            boolean distinct,
-            int offset,
-            int count,
-            int hiddenColumns,
-            boolean sumAffectedRows,
-            HavingCondition having) {
-        this(orderBy, groupBy, aggregates, distinct, offset, count, hiddenColumns, sumAffectedRows, having, List.of());
+        this(orderBy, groupBy, aggregates, distinct, offset, count, hiddenColumns, sumAffectedRows, null, List.of());
     }
 
     public MergeSpec {

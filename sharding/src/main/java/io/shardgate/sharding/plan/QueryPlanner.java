@@ -55,8 +55,8 @@ final class QueryPlanner {
         SqlOrderBy orderBy = node instanceof SqlOrderBy o ? o : null;
         SqlNode query = orderBy != null ? orderBy.query : node;
         if (query instanceof SqlSelect outer && DerivedTablePlanner.derived(outer) != null) {
-            Planned derived = new DerivedTablePlanner(this::resolve, schema, text, defaultHostgroup)
-                    .plan(outer, DerivedTablePlanner.derived(outer), orderBy, role);
+            Planned derived =
+                    new DerivedTablePlanner(context()).plan(outer, DerivedTablePlanner.derived(outer), orderBy, role);
             if (resolveError != null) {
                 return Planned.of(StatementKind.SELECT, role, new Route.Refuse(resolveCode, resolveError));
             }
@@ -89,8 +89,7 @@ final class QueryPlanner {
                     + " sharding key, or when an equality on the key picks one shard)");
         }
         if (query.getKind() == SqlKind.UNION && !singleHost(route)) {
-            return new UnionPlanner(this::resolve, schema, text, defaultHostgroup)
-                    .plan((org.apache.calcite.sql.SqlCall) query, orderBy, role);
+            return new UnionPlanner(context()).plan((org.apache.calcite.sql.SqlCall) query, orderBy, role);
         }
         if (!(query instanceof SqlSelect) && !singleHost(route)) {
             route = Route.Refuse.notSupported(query.getKind().sql
@@ -277,6 +276,10 @@ final class QueryPlanner {
     }
 
     /** Resolves {@code [schema.]table}; records a refusal reason instead of throwing. */
+    private StatementContext context() {
+        return new StatementContext(this::resolve, schema, text, defaultHostgroup);
+    }
+
     private TableRef resolve(SqlIdentifier id, boolean nested) {
         String table = id.names.get(id.names.size() - 1);
         String db = id.names.size() > 1 ? id.names.get(id.names.size() - 2) : null;

@@ -3,10 +3,8 @@ package io.shardgate.sharding.plan;
 import io.shardgate.sharding.plan.MergeSpec.Column;
 import io.shardgate.sharding.plan.MergeSpec.SortKey;
 import io.shardgate.sharding.rule.Role;
-import io.shardgate.sharding.rule.SchemaRule;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BiFunction;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlDynamicParam;
@@ -28,20 +26,10 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
  * UNION / UNION ALL. Returns a refusal reason instead of throwing.
  */
 final class UnionPlanner {
-    private final BiFunction<SqlIdentifier, Boolean, TableRef> resolve;
-    private final SchemaRule schema;
-    private final String text;
-    private final int defaultHostgroup;
+    private final StatementContext context;
 
-    UnionPlanner(
-            BiFunction<SqlIdentifier, Boolean, TableRef> resolve,
-            SchemaRule schema,
-            String text,
-            int defaultHostgroup) {
-        this.resolve = resolve;
-        this.schema = schema;
-        this.text = text;
-        this.defaultHostgroup = defaultHostgroup;
+    UnionPlanner(StatementContext context) {
+        this.context = context;
     }
 
     Planned plan(SqlCall union, SqlOrderBy orderBy, Role role) {
@@ -51,15 +39,15 @@ final class UnionPlanner {
         Route.Scatter route = null;
         for (int i = 0; problem == null && i < selects.size(); i++) {
             SqlSelect select = selects.get(i);
-            TableCollector tables = new TableCollector(resolve).tyingSubqueries();
+            TableCollector tables = new TableCollector(context.resolve()).tyingSubqueries();
             tables.select(select, false);
             if (tables.unsupported() != null || tables.refs.stream().anyMatch(TableRef::nested)) {
                 problem = "SELECT " + (i + 1) + " of the UNION has a subquery or derived table over sharded tables";
                 break;
             }
-            Placement placement = new Placement(tables.refs, schema);
+            Placement placement = new Placement(tables.refs, context.schema());
             Route r = placement.route(
-                    tables.joinConditions, Placement.conjuncts(select.getWhere()), false, defaultHostgroup);
+                    tables.joinConditions, Placement.conjuncts(select.getWhere()), false, context.defaultHostgroup());
             if (r instanceof Route.Refuse refuse) {
                 problem = refuse.reason();
             } else if (!(r instanceof Route.ByKey || r instanceof Route.ByRange || r instanceof Route.Scatter)) {
@@ -141,7 +129,7 @@ final class UnionPlanner {
                 if (orderBy.offset != null) {
                     offset = ((SqlDynamicParam) orderBy.offset).getIndex();
                     int start = Math.min(start(orderBy.offset), start(orderBy.fetch));
-                    int keyword = text.lastIndexOf(" LIMIT ", start);
+                    int keyword = context.text().lastIndexOf(" LIMIT ", start);
                     int end = Math.max(end(orderBy.fetch), end(orderBy.offset));
                     if (keyword < 0) {
                         throw new MergePlanner.Unsupported("LIMIT syntax");
@@ -153,7 +141,8 @@ final class UnionPlanner {
         }
         ShardSql scatter = edits.isEmpty()
                 ? new ShardSql.Verbatim()
-                : new ShardSql.Template(new SqlTemplate(text).segments(0, text.length(), edits));
+                : new ShardSql.Template(new SqlTemplate(context.text())
+                        .segments(0, context.text().length(), edits));
         MergeSpec spec = new MergeSpec(sort, List.of(), List.of(), distinct, offset, count, 0, false);
         return new Planned(StatementKind.SELECT, role, route, new ShardSql.Verbatim(), scatter, spec);
     }
@@ -179,8 +168,8 @@ final class UnionPlanner {
                 return i;
             }
         }
-        throw new MergePlanner.Unsupported(
-                "ORDER BY " + text.substring(start(key), end(key)) + " is not a column of the union's result");
+        throw new MergePlanner.Unsupported("ORDER BY " + context.text().substring(start(key), end(key))
+                + " is not a column of the union's result");
     }
 
     private static int start(SqlNode node) {
