@@ -200,7 +200,6 @@ final class PreparedStatementCommands {
                                 Response.RESULT_SET,
                                 (response, failed) -> {
                                     if (failed) {
-                                        command0.release();
                                         session.fail(ErrPacket.read(response.skipBytes(4)));
                                         return;
                                     }
@@ -251,7 +250,6 @@ final class PreparedStatementCommands {
                 Response.PREPARE,
                 (response, failed) -> {
                     if (failed) {
-                        command0.release();
                         session.fail(ErrPacket.read(response.skipBytes(4)));
                         return;
                     }
