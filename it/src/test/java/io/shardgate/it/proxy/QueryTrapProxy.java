@@ -31,6 +31,7 @@ final class QueryTrapProxy implements AutoCloseable {
     private final AtomicInteger sprung = new AtomicInteger();
     private volatile String trap = "";
     private volatile int trapCommand = COM_QUERY;
+    private volatile boolean hold;
 
     QueryTrapProxy(String backendHost, int backendPort) throws IOException {
         this.backendHost = backendHost;
@@ -48,8 +49,17 @@ final class QueryTrapProxy implements AutoCloseable {
 
     /** The next command {@code command} (of any connection) containing {@code text} closes its connection unsent. */
     void arm(int command, String text) {
+        arm(command, text, false);
+    }
+
+    /**
+     * As {@link #arm(int, String)}; {@code hold}: the connection stays open instead, the command and
+     * all that follows on it never reaching the server (a server that does not answer).
+     */
+    void arm(int command, String text, boolean hold) {
         trap = text;
         trapCommand = command;
+        this.hold = hold;
         armed.set(true);
     }
 
@@ -85,8 +95,12 @@ final class QueryTrapProxy implements AutoCloseable {
             OutputStream out = to.getOutputStream();
             byte[] pending = new byte[0];
             byte[] chunk = new byte[64 * 1024];
+            boolean holding = false;
             int n;
             while ((n = in.read(chunk)) > 0) {
+                if (holding) {
+                    continue; // swallowed until the router closes the connection
+                }
                 if (!fromRouter) {
                     out.write(chunk, 0, n);
                     continue;
@@ -101,7 +115,11 @@ final class QueryTrapProxy implements AutoCloseable {
                     }
                     if (trapped(pending, at, length)) {
                         sprung.incrementAndGet();
-                        return; // closes both sockets: the server never reads the command
+                        if (!hold) {
+                            return; // closes both sockets: the server never reads the command
+                        }
+                        holding = true;
+                        break;
                     }
                     out.write(pending, at, 4 + length);
                     at += 4 + length;

@@ -16,6 +16,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * write gets 2013 and does not run), and the client's command packet, which those setup steps'
  * callbacks would have sent or released, is released: with PARANOID leak detection the test
  * collects garbage and fails on any {@code LEAK:} line.
+ *
+ * <p>The same holds when the client leaves while the replay waits for the server.
  *
  * <p>One pooled connection and two client sessions: session A's {@code sql_mode} lives on the
  * connection until session B borrows it (a reset), so A's next statement needs a replay there.
@@ -181,6 +184,34 @@ class SetupStepBackendLossIT {
             }
             assertThat(trap.sprung()).as("lazy prepares cut").isEqualTo(1);
             assertThat(router.metrics().statementsRetried()).isEqualTo(retriedBefore + 1);
+        }
+    }
+
+    @Test
+    void clientThatLeavesDuringItsSessionReplayLeavesNothingBehind() throws Exception {
+        try (Connection b = client(false)) {
+            try (RawMySqlClient a = RawMySqlClient.loggedIn(router.mysqlPort(), "app", "app-pw", ProxyCluster.SCHEMA)) {
+                a.sendCommand(RawMySqlClient.comQuery("SET sql_mode = '" + A_MODE + "'"));
+                assertThat(a.readAnswer().isOk()).isTrue();
+                try (Statement s = b.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT @@sql_mode")) {
+                    assertThat(rs.next()).isTrue();
+                }
+                // the replay for A's next statement never gets an answer, and A leaves meanwhile
+                trap.arm(QueryTrapProxy.COM_QUERY, A_MODE, true);
+                a.sendCommand(RawMySqlClient.comQuery("SELECT v FROM setup_loss WHERE id = 1"));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (trap.sprung() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertThat(trap.sprung()).as("replays held").isEqualTo(1);
+            }
+            // the held connection is closed with A's session: B gets the one pooled slot again
+            try (Statement s = b.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT v FROM setup_loss WHERE id = 2")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isEqualTo(20);
+            }
         }
     }
 
