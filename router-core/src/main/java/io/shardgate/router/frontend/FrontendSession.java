@@ -91,6 +91,13 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private Packet resend;
 
     private Consumer<PooledConnection> resendThen;
+    /**
+     * The client's command from {@link #withConnection} until it is written to a backend (which
+     * releases it) or answered: one reference owned here rather than by the callbacks of the
+     * setup steps run before it (alignment, BEGIN, a lazy prepare), because a lost backend or a
+     * closed session drops those callbacks unrun.
+     */
+    private Packet unsent;
     /** How often the command in flight ran again (see {@link #backendLost}). */
     private int retries;
 
@@ -360,13 +367,25 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         acquire(lease, packet, then);
     }
 
+    /** Borrows and aligns a connection for {@code packet}, whose reference passes to {@link #unsent}. */
     private void acquire(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
+        releaseUnsent(); // none is left over: one command at a time
+        unsent = packet;
         lease.acquire(desired, transactionStart, (connection, error) -> {
-            if (proceed(packet, error)) {
+            if (proceed(error)) {
                 resendSentNanos = System.nanoTime();
                 then.accept(connection);
             }
         });
+    }
+
+    /** Releases the client's command if it was neither sent nor released yet (see {@link #unsent}). */
+    private void releaseUnsent() {
+        if (unsent != null) {
+            Packet p = unsent;
+            unsent = null;
+            p.release();
+        }
     }
 
     /**
@@ -464,25 +483,28 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     /** False (the command answered or dropped) when the session closed or no connection came. */
-    private boolean proceed(Packet packet, ErrPacket error) {
+    private boolean proceed(ErrPacket error) {
         if (closed || error != null) {
             dropResend();
         }
         if (closed) {
-            packet.release();
+            releaseUnsent();
             leases.close();
             return false;
         }
         if (error != null) {
-            packet.release();
             fail(error);
             return false;
         }
         return true;
     }
 
-    /** Answers the command in progress with {@code error} instead of a backend's response. */
+    /**
+     * Answers the command in progress with {@code error} instead of a backend's response; its
+     * packet, if not sent yet, is released.
+     */
     void fail(ErrPacket error) {
+        releaseUnsent();
         busy = false;
         statementEnded(true);
         prepared.commandFinished();
@@ -493,6 +515,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     void send(PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
+        if (packet == unsent) {
+            unsent = null; // the backend's encoder releases it now
+        }
         inFlightEffects = effects;
         inFlightInsert = insert;
         if (response != null) {
@@ -604,14 +629,21 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         boolean running = busy && (lease == active || active == null);
         boolean relayed = running && lease == active && !lease.internalPending() && !uploading;
         boolean unread = lease.current() != null && !lease.current().relay().responseStarted();
+        boolean setup = lease == active && lease.internalPending();
         lease.discard();
+        if (setup) {
+            // a step of the router's own before the client's command died with the connection:
+            // its callbacks, which would have sent or released the command, never run
+            releaseUnsent();
+        }
         if (running
                 && !pinned
                 && lease == active
                 && resend != null
                 && unread
                 && !lease.writingStatement()
-                && System.nanoTime() - resendSentNanos < RETRY_WINDOW_NANOS) {
+                // a setup step was cut: the client's statement itself never left the router
+                && (setup || System.nanoTime() - resendSentNanos < RETRY_WINDOW_NANOS)) {
             // the connection was dead before the server read the statement (a pooled connection
             // killed or timed out on the server): run it on a fresh one, the client sees nothing
             log.debug("connection {}: {}; running the statement again on another connection", connectionId, reason);
@@ -659,7 +691,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         boolean pinned = lease.pinned();
         boolean running = busy && lease == active;
         boolean relayed = running && !lease.internalPending() && !uploading;
+        boolean setup = lease == active && lease.internalPending();
         lease.discard();
+        if (setup) {
+            releaseUnsent(); // as in backendLost: the setup step's callbacks never run
+        }
         log.warn("connection {}: {}", connectionId, reason);
         ErrPacket timeout = Errors.of(ErrorCode.ER_QUERY_TIMEOUT, ErrorCode.ER_QUERY_TIMEOUT.format() + ": " + reason);
         if (relayed && !midPacket && !pinned) {
@@ -874,6 +910,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     private void releaseWaiting() {
         dropResend();
+        releaseUnsent();
         cache.sessionClosed();
         routedWritable = null;
         if (routedAbort != null) {

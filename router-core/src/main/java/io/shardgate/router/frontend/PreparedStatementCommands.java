@@ -199,7 +199,6 @@ final class PreparedStatementCommands {
                                 Command.COM_QUERY,
                                 "DO LAST_INSERT_ID(" + lastInsertId + ")",
                                 Response.RESULT_SET,
-                                command0,
                                 response -> execute(lease, connection, command0, command, statement));
                         return;
                     }
@@ -240,7 +239,7 @@ final class PreparedStatementCommands {
             send(lease, connection, command0, command, statement, backendId);
             return;
         }
-        runBefore(lease, Command.COM_STMT_PREPARE, statement.sql, Response.PREPARE, command0, response -> {
+        runBefore(lease, Command.COM_STMT_PREPARE, statement.sql, Response.PREPARE, response -> {
             int prepared = response.getIntLE(response.readerIndex() + 5);
             remember(connection, statement.sql, prepared);
             send(lease, connection, command0, command, statement, prepared);
@@ -249,22 +248,16 @@ final class PreparedStatementCommands {
 
     /**
      * Runs {@code internal} with {@code text} on the lease's connection ahead of the client's
-     * {@code command0}: when the backend refuses it, {@code command0} is dropped and the client gets
-     * the backend's error; otherwise {@code then} reads the framed response.
+     * command: when the backend refuses it, the client gets the backend's error ({@link
+     * FrontendSession#fail} drops the command); otherwise {@code then} reads the framed response.
      */
     private void runBefore(
-            BackendLease lease,
-            Command internal,
-            String text,
-            Response expected,
-            Packet command0,
-            Consumer<ByteBuf> then) {
+            BackendLease lease, Command internal, String text, Response expected, Consumer<ByteBuf> then) {
         lease.runInternal(
                 out -> out.writeByte(internal.code()).writeCharSequence(text, StandardCharsets.UTF_8),
                 expected,
                 (response, failed) -> {
                     if (failed) {
-                        command0.release();
                         session.fail(ErrPacket.read(response.skipBytes(4)));
                         return;
                     }
