@@ -50,6 +50,12 @@ public final class PoolPartition {
     private volatile int owned;
     /** Waiters here while this loop holds less than its fair share; read by other loops. */
     private volatile boolean starving;
+    /**
+     * Whether {@link #waiters} is non-empty, for other loops to read: the deque is this loop's
+     * alone. Published by {@link #updateStarving} after every enqueue (a stale {@code true} after
+     * a dequeue only costs a spurious {@link #serveWaiters}).
+     */
+    private volatile boolean waiting;
 
     private final ScheduledFuture<?> evictor;
 
@@ -122,6 +128,9 @@ public final class PoolPartition {
                 expireWaitersAt(deadline);
             }
             updateStarving();
+            // another loop may have freed a slot after our tryReserve and read "no waiters" before
+            // updateStarving published ours: look once more (either it sees us or we see its slot)
+            serveWaitersNow();
             if (starving && !roomCheckPending) {
                 // statements end within milliseconds: wait briefly for one of this loop's
                 // connections before making another loop close an idle one (a reconnect costs far more)
@@ -344,8 +353,9 @@ public final class PoolPartition {
         return starving;
     }
 
+    /** Safe from any thread (other loops ask when they free a slot). */
     boolean hasWaiters() {
-        return !waiters.isEmpty();
+        return waiting;
     }
 
     /** The server takes no new work: waiters fail now, idle connections close. */
@@ -393,7 +403,8 @@ public final class PoolPartition {
     }
 
     private void updateStarving() {
-        starving = !waiters.isEmpty() && owned < pool.fairShare();
+        waiting = !waiters.isEmpty();
+        starving = waiting && owned < pool.fairShare();
     }
 
     private void serveWaitersNow() {
