@@ -112,6 +112,13 @@ cpu_ticks() { # pid -> utime+stime in clock ticks
   stat=${stat##*) } # comm may contain spaces; after "comm) " utime and stime are fields 12 and 13
   awk '{print $12 + $13}' <<<"$stat"
 }
+children_cpu_ticks() { # -> utime+stime of this script's reaped children (cutime+cstime of $$): taken
+  # around a `wait` for sysbench, it is the client's own CPU, which shares the machine's cores
+  local stat
+  stat=$(cat "/proc/$$/stat")
+  stat=${stat##*) }
+  awk '{print $14 + $15}' <<<"$stat"
+}
 status_kb() { awk -v key="$2:" '$1 == key {print $2}' "/proc/$1/status"; } # pid VmRSS|VmHWM
 rss_mb() { awk '/^VmRSS:/ {printf "%.0f", $2 / 1024}' "/proc/$1/status" 2>/dev/null; }
 us_per_query() { # ticks queries -> CPU µs per query (one decimal), empty without queries
@@ -216,7 +223,8 @@ EOF
 
 # --- Shardgate -----------------------------------------------------------------------------------
 router_server_config() { # port data-dir [http-port] -> the server and users sections of a config
-  echo "server: {bind: 127.0.0.1, port: $1, admin_port: 0, http_port: ${3:-0}, max_connections: 20000, data_dir: \"$2\"}"
+  # SHARDGATE_SERVER_OPTS: more keys of the server section for an experiment (e.g. "io_threads: 2")
+  echo "server: {bind: 127.0.0.1, port: $1, admin_port: 0, http_port: ${3:-0}, max_connections: 20000, data_dir: \"$2\"${SHARDGATE_SERVER_OPTS:+, $SHARDGATE_SERVER_OPTS}}"
   echo "users:"
   echo "  - {name: $APP_USER, password: $APP_PASSWORD}"
 }

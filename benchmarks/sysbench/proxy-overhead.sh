@@ -20,11 +20,16 @@
 #                                           the same MariaDB: the cost of planning and routing alone)
 #   THREADS     1 4 16 64 256               sysbench client threads, one run per target and count
 #   DURATION    20                          seconds per run
+#   ROUNDS      1                           runs per target and thread count, interleaved (target A,
+#                                           B, A, B...: drift of a shared machine hits all alike); the
+#                                           CSV keeps the run with the median qps, NAME-STAMP-rounds.csv
+#                                           every run, and the report the spread
 #   WARMUP      5                           seconds of 16-thread load per target before measuring
 #   TABLES      4                           sysbench tables ...
 #   TABLE_SIZE  10000                       ... and rows per table
 #   BUFFER_POOL 512M                        innodb_buffer_pool_size (the data set fits in memory)
 #   SHARDGATE_JAVA_OPTS                     JVM options for the router (default: none)
+#   SHARDGATE_SERVER_OPTS                   more keys for the router's `server:` section (e.g. "io_threads: 2")
 #   SYSBENCH_OPTS                           extra sysbench options (e.g. --skip_trx=on --db-ps-mode=disable)
 #   POOL        200                         the router's backend pool size (hostgroup pool.max_connections)
 #   RATE                                    sysbench --rate (transactions/s over all threads) for the
@@ -58,6 +63,7 @@ LIB_NAME=bench
 TARGETS=${TARGETS:-direct haproxy shardgate}
 THREADS=${THREADS:-1 4 16 64 256}
 DURATION=${DURATION:-20}
+ROUNDS=${ROUNDS:-1}
 WARMUP=${WARMUP:-5}
 TABLES=${TABLES:-4}
 TABLE_SIZE=${TABLE_SIZE:-10000}
@@ -73,7 +79,7 @@ if [ -z "${NAME:-}" ]; then
   [ "$SCENARIO" = oltp_point_select ] || NAME="proxy-overhead-$SCENARIO"
 fi
 
-command_line="$0 (SCENARIOS=$SCENARIO TARGETS='$TARGETS' THREADS='$THREADS' DURATION=$DURATION WARMUP=$WARMUP TABLES=$TABLES TABLE_SIZE=$TABLE_SIZE BUFFER_POOL=$BUFFER_POOL SHARDGATE_JAVA_OPTS='$SHARDGATE_JAVA_OPTS' SYSBENCH_OPTS='$SYSBENCH_OPTS' POOL=$POOL RATE=$RATE DB_MAX_CONNECTIONS=$DB_MAX_CONNECTIONS)"
+command_line="$0 (SCENARIOS=$SCENARIO TARGETS='$TARGETS' THREADS='$THREADS' DURATION=$DURATION WARMUP=$WARMUP TABLES=$TABLES TABLE_SIZE=$TABLE_SIZE BUFFER_POOL=$BUFFER_POOL SHARDGATE_JAVA_OPTS='$SHARDGATE_JAVA_OPTS' SHARDGATE_SERVER_OPTS='${SHARDGATE_SERVER_OPTS:-}' ROUNDS=$ROUNDS SYSBENCH_OPTS='$SYSBENCH_OPTS' POOL=$POOL RATE=$RATE DB_MAX_CONNECTIONS=$DB_MAX_CONNECTIONS)"
 
 ensure_tools sysbench:sysbench gnuplot:gnuplot-nox
 make_work bench
@@ -201,11 +207,14 @@ name=$NAME
 [ -z "$RATE" ] || name="$name-rate$RATE"
 csv="$RESULTS/$name-$stamp.csv"
 report="$RESULTS/$name-$stamp.md"
-echo "target,threads,seconds,tps,qps,p95_ms,avg_ms,queries,errors,reconnects,exit_code,proxy_cpu_us_per_query,mariadb_cpu_us_per_query,proxy_rss_mb,backend_max_used_connections,backend_connections_before" >"$csv"
+echo "target,threads,seconds,tps,qps,p95_ms,avg_ms,queries,errors,reconnects,exit_code,proxy_cpu_us_per_query,mariadb_cpu_us_per_query,proxy_rss_mb,backend_max_used_connections,backend_connections_before,client_cpu_us_per_query" >"$csv"
 
+rounds_csv="$RESULTS/$name-$stamp-rounds.csv"
+[ "$ROUNDS" -le 1 ] || { head -n 1 "$csv" | sed 's/$/,round/' >"$rounds_csv"; }
 for threads in $THREADS; do
+  for round in $(seq 1 "$ROUNDS"); do
   for target in "${active[@]}"; do
-    say "measuring $target at $threads threads for ${DURATION}s"
+    say "measuring $target at $threads threads for ${DURATION}s$([ "$ROUNDS" -le 1 ] || echo " (round $round of $ROUNDS)")"
     proxy_before=0
     [ -z "${pid[$target]}" ] || proxy_before=$(cpu_ticks "${pid[$target]}")
     db_before=$(cpu_ticks "$db_pid")
@@ -214,7 +223,9 @@ for threads in $THREADS; do
     open_before=$(db_sql "SHOW GLOBAL STATUS LIKE 'Threads_connected'")
     exit_code=0
     log="$work/run-$target-$threads.log"
+    client_before=$(children_cpu_ticks)
     run_sysbench "$target" "$threads" "$DURATION" "$log" "${rate_opts[@]}" || exit_code=$?
+    client_after=$(children_cpu_ticks)
     max_used=$(db_sql "SHOW GLOBAL STATUS LIKE 'Max_used_connections'")
     rss=""
     [ -z "${pid[$target]}" ] || rss=$(rss_mb "${pid[$target]}")
@@ -229,9 +240,19 @@ for threads in $THREADS; do
     proxy_us=""
     [ -z "${pid[$target]}" ] || proxy_us=$(us_per_query $((proxy_after - proxy_before)) "$queries")
     db_us=$(us_per_query $((db_after - db_before)) "$queries")
-    echo "$target,$threads,$DURATION,$tps,$qps,$p95,$avg,$queries,$errors,$reconnects,$exit_code,$proxy_us,$db_us,$rss,$max_used,$open_before" >>"$csv"
-    say "  $target x$threads: qps=${qps:-?} p95=${p95:-?}ms errors=$errors proxy_cpu=${proxy_us:--}us/q mariadb_cpu=${db_us:-?}us/q rss=${rss:--}MiB backend_connections=${max_used:--} (open before: ${open_before:--})"
+    client_us=$(us_per_query $((client_after - client_before)) "$queries")
+    row="$target,$threads,$DURATION,$tps,$qps,$p95,$avg,$queries,$errors,$reconnects,$exit_code,$proxy_us,$db_us,$rss,$max_used,$open_before,$client_us"
+    if [ "$ROUNDS" -le 1 ]; then echo "$row" >>"$csv"; else echo "$row,$round" >>"$rounds_csv"; fi
+    say "  $target x$threads: qps=${qps:-?} p95=${p95:-?}ms errors=$errors proxy_cpu=${proxy_us:--}us/q mariadb_cpu=${db_us:-?}us/q sysbench_cpu=${client_us:-?}us/q rss=${rss:--}MiB backend_connections=${max_used:--} (open before: ${open_before:--})"
   done
+  done
+  if [ "$ROUNDS" -gt 1 ]; then
+    # the run with the median qps of each target (a failed run without qps sorts first)
+    for target in "${active[@]}"; do
+      awk -F, -v t="$target" -v th="$threads" '$1 == t && $2 == th' "$rounds_csv" | sort -t, -k5,5g \
+        | sed -n "$(((ROUNDS + 1) / 2))p" | cut -d, -f1-17 >>"$csv"
+    done
+  fi
 done
 
 # --- report -----------------------------------------------------------------------------------------
@@ -249,19 +270,20 @@ case "$NAME" in scaling-*) heading="Connection scaling" ;; esac
   echo "- MariaDB: $mariadb_server_version ($mariadb_source binaries), innodb_buffer_pool_size=$BUFFER_POOL"
   [ -z "${pid[haproxy]:-}" ] || echo "- HAProxy: $(haproxy -v | head -n 1)"
   commit=$(git_commit)
-  [ -z "${pid[shardgate]:-}" ] || echo "- shardgate: $(basename "$jar") at commit $commit${SHARDGATE_JAVA_OPTS:+ (JVM options: $SHARDGATE_JAVA_OPTS)}, one hostgroup, the schema not sharded"
+  [ -z "${pid[shardgate]:-}" ] || echo "- shardgate: $(basename "$jar") at commit $commit${SHARDGATE_JAVA_OPTS:+ (JVM options: $SHARDGATE_JAVA_OPTS)}${SHARDGATE_SERVER_OPTS:+ (server section: $SHARDGATE_SERVER_OPTS)}, one hostgroup, the schema not sharded"
   [ -z "${pid[shardgate-sharded]:-}" ] || echo "- shardgate-sharded: the same router, sbtest1..$TABLES spread over hostgroups 10 and 20 by the \`table\` strategy (both on the same MariaDB): every statement is planned and routed by table"
   echo "- everything (clients, proxies, MariaDB) shares the same $(nproc) CPUs on 127.0.0.1;"
   echo "  load average before measuring: $load_before, after: $load_after (other work on the machine skews results)"
   echo
   echo "CPU per query is the process's utime+stime delta over the run divided by the queries sysbench"
-  echo "completed. Ratios are against direct at the same thread count. Backend connections used is"
+  echo "completed (sysbench's own: the client shares the cores, so its cost is capacity the others lack)."
+  echo " Ratios are against direct at the same thread count. Backend connections used is"
   echo "MariaDB's Max_used_connections over the run (FLUSH STATUS before it); it includes the"
   echo "connections already open before the run (last column: the router's idle pool, the CLI's own),"
   echo "so for direct and HAProxy subtract those, for Shardgate it bounds what its pool used."
   echo
-  echo "| target | threads | qps | qps vs direct | p95 ms | p95 vs direct | errors | proxy CPU µs/query | MariaDB CPU µs/query | proxy RSS MiB | backend connections used | open before |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| target | threads | qps | qps vs direct | p95 ms | p95 vs direct | errors | proxy CPU µs/query | MariaDB CPU µs/query | sysbench CPU µs/query | proxy RSS MiB | backend connections used | open before |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   awk -F, 'NR > 1 {
       key = $2; if ($1 == "direct") { dq[key] = $5; dp[key] = $6 }
       rows[NR] = $0
@@ -271,10 +293,24 @@ case "$NAME" in scaling-*) heading="Connection scaling" ;; esac
         split(rows[i], f, ",")
         qr = (dq[f[2]] > 0) ? sprintf("%.2f", f[5] / dq[f[2]]) : "-"
         pr = (dp[f[2]] > 0) ? sprintf("%.2f", f[6] / dp[f[2]]) : "-"
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[5], qr, f[6], pr, f[9], (f[12] == "" ? "-" : f[12]), f[13], (f[14] == "" ? "-" : f[14]), (f[15] == "" ? "-" : f[15]), (f[16] == "" ? "-" : f[16])
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[5], qr, f[6], pr, f[9], (f[12] == "" ? "-" : f[12]), f[13], (f[17] == "" ? "-" : f[17]), (f[14] == "" ? "-" : f[14]), (f[15] == "" ? "-" : f[15]), (f[16] == "" ? "-" : f[16])
       }
     }' "$csv"
   echo
+  if [ "$ROUNDS" -gt 1 ]; then
+    echo "Each row is the median of $ROUNDS interleaved runs by qps; every run's qps (in order) and"
+    echo "proxy CPU µs/query, from [$(basename "$rounds_csv")]($(basename "$rounds_csv")):"
+    echo
+    echo "| target | threads | qps per round | proxy CPU µs/query per round |"
+    echo "|---|---:|---|---|"
+    awk -F, 'NR > 1 {
+        k = $1 "|" $2; if (!(k in q)) order[++n] = k
+        q[k] = q[k] (q[k] == "" ? "" : ", ") ($5 == "" ? "failed" : $5)
+        c[k] = c[k] (c[k] == "" ? "" : ", ") ($12 == "" ? "-" : $12)
+      }
+      END { for (i = 1; i <= n; i++) { split(order[i], f, "|"); printf "| %s | %s | %s | %s |\n", f[1], f[2], q[order[i]], c[order[i]] } }' "$rounds_csv"
+    echo
+  fi
   echo "![$name-$stamp]($name-$stamp.png)"
   echo
   echo "Raw numbers: [$(basename "$csv")]($(basename "$csv"))."
