@@ -22,7 +22,7 @@
 #   SYSBENCH_OPTS                           extra sysbench options for every run (e.g. --db-ps-mode=disable
 #                                           for the text protocol; the default uses server-side prepared
 #                                           statements, i.e. the binary protocol)
-#   SHARDGATE_JAVA_OPTS                     JVM options for both routers
+#   SHARDGATE_JAVA_OPTS                     JVM options for both routers (default: bin/shardgate's)
 #   POOL        200                         each router's backend pool size
 #   RESULTS     benchmarks/results          where the CSV and the report go
 #
@@ -47,7 +47,7 @@ TABLE_SIZE=${TABLE_SIZE:-10000}
 BUFFER_POOL=${BUFFER_POOL:-512M}
 CACHE_TTL_MS=${CACHE_TTL_MS:-1000}
 SYSBENCH_OPTS=${SYSBENCH_OPTS:-}
-SHARDGATE_JAVA_OPTS=${SHARDGATE_JAVA_OPTS:-}
+SHARDGATE_JAVA_OPTS=${SHARDGATE_JAVA_OPTS:-$launcher_java_opts}
 POOL=${POOL:-200}
 RESULTS=${RESULTS:-benchmarks/results}
 

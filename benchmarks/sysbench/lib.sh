@@ -222,6 +222,9 @@ EOF
 }
 
 # --- Shardgate -----------------------------------------------------------------------------------
+# the JVM options bin/shardgate starts the router with, so the benchmarks measure what users run
+launcher_java_opts=$(sed -n 's/^JAVA_OPTS="${JAVA_OPTS:-\(.*\)}"$/\1/p' "$root/bin/shardgate")
+[ -n "$launcher_java_opts" ] || die "no default JAVA_OPTS line found in bin/shardgate"
 router_server_config() { # port data-dir [http-port] -> the server and users sections of a config
   # SHARDGATE_SERVER_OPTS: more keys of the server section for an experiment (e.g. "io_threads: 2")
   echo "server: {bind: 127.0.0.1, port: $1, admin_port: 0, http_port: ${3:-0}, max_connections: 20000, data_dir: \"$2\"${SHARDGATE_SERVER_OPTS:+, $SHARDGATE_SERVER_OPTS}}"

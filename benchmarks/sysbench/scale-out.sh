@@ -80,7 +80,7 @@ PREPARE=${PREPARE:-router}
 PREPARE_THREADS=${PREPARE_THREADS:-4}
 SYSBENCH_OPTS=${SYSBENCH_OPTS:-}
 POOL=${POOL:-64}
-SHARDGATE_JAVA_OPTS=${SHARDGATE_JAVA_OPTS:-}
+SHARDGATE_JAVA_OPTS=${SHARDGATE_JAVA_OPTS:-$launcher_java_opts}
 MARIADB=${MARIADB:-auto}
 MARIADBD_OPTS=${MARIADBD_OPTS:-}
 WORK_DIR=${WORK_DIR:-/tmp}
@@ -286,7 +286,7 @@ start_router() { # k phase
   # what `bin/shardgate run` does (same default JVM options), without the launcher in between;
   # that launcher exits with status 2 in a source checkout: its dist_jar probe (`ls lib/*.jar |
   # head`) fails under pipefail
-  start_shardgate "k$1-router-$2" router_config "${SHARDGATE_JAVA_OPTS:--XX:+UseParallelGC -Xms256m}"
+  start_shardgate "k$1-router-$2" router_config "$SHARDGATE_JAVA_OPTS"
   router_port=$shardgate_port
   router_pid=$shardgate_pid
 }
