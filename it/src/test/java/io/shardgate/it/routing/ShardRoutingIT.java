@@ -401,4 +401,45 @@ class ShardRoutingIT {
             }
         }
     }
+
+    @Test
+    void valuesTheMergeCannotComputeAsMySqlWouldAreRefusedAndOverflowsGetMySqlsCode() throws SQLException {
+        long onShard10 = 910001;
+        while (shardOf(onShard10) != shard10) {
+            onShard10++;
+        }
+        long onShard20 = 910001;
+        while (shardOf(onShard20) != shard20) {
+            onShard20++;
+        }
+        String both = "(" + onShard10 + ", " + onShard20 + ")";
+        try (Connection c = proxied();
+                Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO accounts (id, owner, balance) VALUES (" + onShard10 + ", 'x1', 1), ("
+                    + onShard20 + ", 'x2', 2)");
+            try {
+                // MySQL turns the text into a number; which digits it keeps is not the merge's to guess
+                assertThatThrownBy(() -> s.executeQuery("SELECT MAX(owner) + 1 FROM accounts WHERE id IN " + both))
+                        .isInstanceOfSatisfying(SQLException.class, e -> {
+                            assertThat(e.getErrorCode()).isEqualTo(1235);
+                            assertThat(e.getSQLState()).isEqualTo("42000");
+                            assertThat(e.getMessage()).contains("not a number");
+                        });
+                // one row on each shard: each shard's product fits, the merged one (2 x ...) overflows
+                // BIGINT, which MySQL answers with 1690 on one server, and so does the merge
+                assertThatThrownBy(() -> s.executeQuery(
+                                "SELECT COUNT(*) * 9223372036854775807 FROM accounts WHERE id IN " + both))
+                        .isInstanceOfSatisfying(SQLException.class, e -> {
+                            assertThat(e.getErrorCode()).isEqualTo(1690);
+                            assertThat(e.getSQLState()).isEqualTo("22003");
+                        });
+                try (ResultSet rs = s.executeQuery("SELECT COUNT(*) * 2 FROM accounts WHERE id IN " + both)) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getLong(1)).isEqualTo(4);
+                }
+            } finally {
+                s.executeUpdate("DELETE FROM accounts WHERE id IN " + both);
+            }
+        }
+    }
 }

@@ -71,6 +71,8 @@ public record ErrorCode(int code, String sqlState, String messageTemplate) {
             new ErrorCode(1317, "70100", "Query execution was interrupted");
     public static final ErrorCode ER_MAX_PREPARED_STMT_COUNT_REACHED = new ErrorCode(
             1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: %d)");
+    public static final ErrorCode ER_DATA_OUT_OF_RANGE =
+            new ErrorCode(1690, "22003", "%s value is out of range in '%s'");
     public static final ErrorCode ER_ACCESS_DENIED_NO_PASSWORD_ERROR =
             new ErrorCode(1698, "28000", "Access denied for user '%s'@'%s'");
     public static final ErrorCode ER_MALFORMED_PACKET = new ErrorCode(1835, "HY000", "Malformed communication packet");

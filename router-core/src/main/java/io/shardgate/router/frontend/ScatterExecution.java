@@ -367,7 +367,7 @@ final class ScatterExecution {
                     deprecateEof(),
                     session.leases().statusFlags());
         } catch (MergeException e) {
-            return error(Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "cannot merge the shards' results: " + e.getMessage()));
+            return error(e.toErr());
         } finally {
             releaseResponses();
         }

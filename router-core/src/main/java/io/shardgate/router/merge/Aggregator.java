@@ -154,7 +154,7 @@ final class Aggregator {
         count++;
         if (function != Function.COUNT_DISTINCT) {
             if (!(v instanceof Number) && !(v instanceof byte[])) {
-                throw new MergeException(function + " of a temporal value");
+                throw MergeException.unsupported(function + " of a temporal value across shards");
             }
             addSum(v instanceof byte[] text ? leadingNumber(text) : v, false);
         }

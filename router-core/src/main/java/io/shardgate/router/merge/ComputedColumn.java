@@ -48,24 +48,28 @@ final class ComputedColumn {
             return null;
         }
         return switch (column.type()) {
-            case TINY, SHORT, INT24, LONG, LONGLONG, YEAR -> integer(d);
+            case TINY, SHORT, INT24, LONG, LONGLONG, YEAR -> integer(d, column.unsigned());
             case DECIMAL, NEWDECIMAL ->
                 column.decimals() >= NOT_FIXED_DEC ? d : d.setScale(column.decimals(), RoundingMode.HALF_UP);
             default ->
-                throw new MergeException(
-                        "an expression over aggregates typed " + column.type() + " cannot be computed by the merge");
+                throw MergeException.unsupported(
+                        "an expression over aggregates typed " + column.type() + " computed by the merge");
         };
     }
 
-    private static Object integer(BigDecimal d) {
-        BigInteger i = d.setScale(0, RoundingMode.HALF_UP).toBigIntegerExact();
-        if (i.bitLength() < 64) {
+    /** The value as the item's integer type: a signed BIGINT, or BIGINT UNSIGNED when the shards said so. */
+    private static Object integer(BigDecimal d, boolean unsigned) {
+        BigInteger i = d.setScale(0, RoundingMode.HALF_UP).toBigInteger();
+        if (!unsigned && i.bitLength() < 64) {
             return i.longValue();
         }
-        if (i.signum() > 0 && i.bitLength() <= 64) {
-            return i; // BIGINT UNSIGNED
+        if (unsigned && i.signum() >= 0 && i.bitLength() <= 64) {
+            return i.bitLength() < 64 ? (Object) i.longValue() : i;
         }
-        throw new MergeException("BIGINT value is out of range: " + i);
+        // MySQL's answer to the same statement on one server (a signed product past 2^63 - 1 does
+        // not become unsigned)
+        throw MergeException.outOfRange(
+                (unsigned ? "BIGINT UNSIGNED" : "BIGINT") + " value is out of range in '" + i + "'");
     }
 
     /** A Double (floating) or BigDecimal (exact) value, null for NULL. */
@@ -133,7 +137,7 @@ final class ComputedColumn {
                 }
                 return ((BigDecimal) v).setScale(scale, RoundingMode.HALF_UP);
             }
-            default -> throw new MergeException(f.name() + " over aggregates cannot be computed by the merge");
+            default -> throw MergeException.unsupported(f.name() + " over aggregates computed by the merge");
         }
     }
 
@@ -173,7 +177,7 @@ final class ComputedColumn {
         } else if (v instanceof Double || v instanceof Float) {
             return new BigDecimal(v.toString());
         }
-        throw new MergeException("an expression over aggregates met a value that is not a number ("
-                + v.getClass().getSimpleName() + ")");
+        throw MergeException.unsupported("an expression over aggregates of a value that is not a number ("
+                + v.getClass().getSimpleName() + ") across shards");
     }
 }

@@ -2,8 +2,6 @@ package io.shardgate.router.merge;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.shardgate.protocol.packet.ErrPacket;
-import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.sharding.plan.MergeSpec;
 
 /**
@@ -183,10 +181,8 @@ public final class GroupedMerge {
                 merge.write(writer, merge.rows(state), offset, count, deprecateEof, warnings, statusFlags);
             } catch (MergeException e) {
                 out.clear(); // a result set begun is replaced by the ERR, as a buffered merge does
-                ErrorCode code = ErrorCode.ER_UNKNOWN_ERROR;
                 ResponseWriter error = new ResponseWriter(out);
-                new ErrPacket(code.code(), code.sqlState(), "cannot merge the shards' results: " + e.getMessage())
-                        .write(error.begin());
+                e.toErr().write(error.begin());
                 error.end();
             }
             return out;

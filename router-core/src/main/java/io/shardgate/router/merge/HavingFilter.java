@@ -122,8 +122,8 @@ final class HavingFilter {
             try {
                 return orders[column].compare(value, TextValue.parse(bytes(other), type, false));
             } catch (IllegalArgumentException e) {
-                throw new MergeException("HAVING compares a " + type + " with '"
-                        + new String(bytes(other), StandardCharsets.UTF_8) + "'");
+                throw MergeException.unsupported("HAVING that compares a " + type + " with '"
+                        + new String(bytes(other), StandardCharsets.UTF_8) + "' across shards");
             }
         }
         return compareLoosely(value, other);
@@ -169,7 +169,8 @@ final class HavingFilter {
             Matcher m = LEADING_NUMBER.matcher(new String(bytes(v), StandardCharsets.ISO_8859_1));
             return m.lookingAt() && m.group(1) != null ? Double.parseDouble(m.group(1)) : 0.0;
         }
-        throw new MergeException("HAVING compares a " + v.getClass().getSimpleName() + " with a number");
+        throw MergeException.unsupported(
+                "HAVING that compares a " + v.getClass().getSimpleName() + " with a number across shards");
     }
 
     private static byte[] bytes(Object v) {

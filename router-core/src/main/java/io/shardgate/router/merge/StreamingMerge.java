@@ -116,7 +116,7 @@ public final class StreamingMerge {
         try {
             shards[shard].addAndRelease(chunk);
         } catch (MergeException e) {
-            fail(ErrorCode.ER_UNKNOWN_ERROR, "cannot merge the shards' results: " + e.getMessage());
+            fail(e.toErr());
         }
     }
 
@@ -162,7 +162,7 @@ public final class StreamingMerge {
                 fill(out, batchBytes, allEnded, statusFlags);
             } catch (MergeException e) {
                 writer.abandon();
-                writeError(ErrorCode.ER_UNKNOWN_ERROR, "cannot merge the shards' results: " + e.getMessage());
+                writeError(e.toErr());
             }
             if (!out.isReadable()) {
                 out.release();
@@ -370,13 +370,17 @@ public final class StreamingMerge {
      * sent yet, else in place of the next row (as a server does when a statement fails while it sends
      * rows).
      */
-    private void fail(ErrorCode code, String message) {
-        pendingError = new ErrPacket(code.code(), code.sqlState(), message);
+    private void fail(ErrPacket error) {
+        pendingError = error;
         finish();
     }
 
     private void writeError(ErrorCode code, String message) {
-        new ErrPacket(code.code(), code.sqlState(), message).write(writer.begin());
+        writeError(new ErrPacket(code.code(), code.sqlState(), message));
+    }
+
+    private void writeError(ErrPacket error) {
+        error.write(writer.begin());
         writer.end();
         finish();
     }
