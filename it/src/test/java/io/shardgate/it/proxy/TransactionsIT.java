@@ -106,6 +106,51 @@ class TransactionsIT {
         assertThat(seen).containsExactly(0L, 0L, 0L, new BigDecimal("6.00"));
     }
 
+    @ParameterizedTest
+    @MethodSource("io.shardgate.it.proxy.Clients#all")
+    void aTransactionIsOpenFromItsBeginAndASnapshotIsTakenAtItsStart(Driver driver, Mode mode) throws SQLException {
+        List<Object> seen = compare(driver, mode, 3, (session, observer, base) -> {
+            List<Object> observed = new ArrayList<>();
+            try (Statement s = session.createStatement()) {
+                s.execute("BEGIN");
+                observed.add(inTransaction(session));
+                s.execute("COMMIT");
+                observed.add(inTransaction(session));
+                s.execute("begin work");
+                s.execute("rollback work");
+                observed.add(inTransaction(session));
+                // a BEGIN inside a transaction commits it first
+                s.execute("START TRANSACTION");
+                insert(session, base + 1, "gina", "1.00");
+                s.execute("BEGIN");
+                s.execute("ROLLBACK");
+                observed.add(count(observer, base));
+                // a read-only transaction refuses writes
+                s.execute("START TRANSACTION READ ONLY");
+                try {
+                    insert(session, base + 2, "hal", "2.00");
+                    observed.add("written");
+                } catch (SQLException e) {
+                    observed.add(e.getErrorCode());
+                }
+                s.execute("ROLLBACK");
+                // a plain BEGIN reads what was committed before its first read ...
+                s.execute("BEGIN");
+                insert(observer, base + 3, "ivy", "3.00");
+                observed.add(count(session, base));
+                s.execute("COMMIT");
+                // ... WITH CONSISTENT SNAPSHOT what was committed before the START
+                s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+                insert(observer, base + 4, "jo", "4.00");
+                observed.add(count(session, base));
+                s.execute("COMMIT");
+                observed.add(count(session, base));
+            }
+            return observed;
+        });
+        assertThat(seen).containsExactly(1L, 0L, 0L, 1L, 1792, 2L, 2L, 3L);
+    }
+
     /** Runs the scenario through the router and directly (on different rows), asserts equal observations. */
     private static List<Object> compare(Driver driver, Mode mode, int scenario, Scenario body) throws SQLException {
         int base = 1000 * (1 + Clients.ordinal(driver, mode)) + 100 * scenario * 2;

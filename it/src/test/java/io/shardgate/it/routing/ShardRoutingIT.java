@@ -246,6 +246,56 @@ class ShardRoutingIT {
         assertThat(ids(shard20, "accounts")).contains(b);
     }
 
+    @Test
+    void aTransactionBeginsAndEndsOnlyOnTheShardsItsStatementsReach() throws SQLException {
+        long b = firstKeyOn(shard20, 300);
+        long[] before = {
+            status(shard10, "Com_begin"),
+            status(shard10, "Com_commit"),
+            status(shard20, "Com_begin"),
+            status(shard20, "Com_commit")
+        };
+        try (Connection c = proxied();
+                Statement s = c.createStatement()) {
+            s.execute("BEGIN");
+            s.executeUpdate("INSERT INTO accounts (id, owner, balance) VALUES (" + b + ", 'one shard', 1)");
+            try (ResultSet rs = s.executeQuery("SELECT balance FROM accounts WHERE id = " + b)) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isEqualTo(1);
+            }
+            assertThat(ids(shard20, "accounts")).doesNotContain(b); // not committed yet
+            s.execute("COMMIT");
+            // a transaction with no statement begins and ends nowhere
+            s.execute("BEGIN");
+            s.execute("COMMIT");
+        }
+        try {
+            assertThat(ids(shard20, "accounts")).contains(b);
+            // hostgroup 10 is the schema's home: it used to run a BEGIN (twice) and the COMMIT too
+            assertThat(new long[] {
+                        status(shard10, "Com_begin") - before[0],
+                        status(shard10, "Com_commit") - before[1],
+                        status(shard20, "Com_begin") - before[2],
+                        status(shard20, "Com_commit") - before[3]
+                    })
+                    .containsExactly(0, 0, 1, 1);
+        } finally {
+            try (Connection c = direct(shard20);
+                    Statement s = c.createStatement()) {
+                s.executeUpdate("DELETE FROM accounts WHERE id = " + b);
+            }
+        }
+    }
+
+    private static long status(MariaDbServer shard, String variable) throws SQLException {
+        try (Connection c = direct(shard);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE '" + variable + "'")) {
+            assertThat(rs.next()).isTrue();
+            return rs.getLong(2);
+        }
+    }
+
     private static long firstKeyOn(MariaDbServer shard, long from) {
         long id = from;
         while (shardOf(id) != shard) {
@@ -404,14 +454,8 @@ class ShardRoutingIT {
 
     @Test
     void valuesTheMergeCannotComputeAsMySqlWouldAreRefusedAndOverflowsGetMySqlsCode() throws SQLException {
-        long onShard10 = 910001;
-        while (shardOf(onShard10) != shard10) {
-            onShard10++;
-        }
-        long onShard20 = 910001;
-        while (shardOf(onShard20) != shard20) {
-            onShard20++;
-        }
+        long onShard10 = firstKeyOn(shard10, 910001);
+        long onShard20 = firstKeyOn(shard20, 910001);
         String both = "(" + onShard10 + ", " + onShard20 + ")";
         try (Connection c = proxied();
                 Statement s = c.createStatement()) {

@@ -69,6 +69,13 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private BackendLease active;
     /** The START TRANSACTION text of the open explicit transaction, replayed where it spreads. */
     private String transactionStart;
+    /**
+     * Whether a backend has run the transaction's BEGIN. A plain BEGIN is answered by the router and
+     * reaches each hostgroup with the session's first statement there (a transaction on one shard
+     * then costs one BEGIN on that shard, not one on the home hostgroup too); until a statement has
+     * run, the transaction exists only here.
+     */
+    private boolean transactionOpened;
     /** Drops what a command answered by the router itself holds, if the session closes first. */
     private Runnable routedAbort;
     /** Resumes the routed command in progress when the client can take writes again, or null. */
@@ -373,6 +380,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         unsent = packet;
         lease.acquire(desired, transactionStart, (connection, error) -> {
             if (proceed(error)) {
+                transactionReached();
                 resendSentNanos = System.nanoTime();
                 then.accept(connection);
             }
@@ -477,9 +485,18 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     /** An explicit transaction ends with the last connection that has it open. */
     private void afterStatement() {
-        if (transactionStart != null && leases.inTransaction(null).isEmpty()) {
-            transactionStart = null;
+        if (transactionStart != null
+                && transactionOpened
+                && leases.inTransaction(null).isEmpty()) {
+            endTransaction();
         }
+    }
+
+    /** The session's transaction is over (committed, rolled back, or ended by a reset). */
+    void endTransaction() {
+        transactionStart = null;
+        transactionOpened = false;
+        leases.transactionDeclared(false);
     }
 
     /** False (the command answered or dropped) when the session closed or no connection came. */
@@ -595,7 +612,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         leases.clearStickyPins();
         lastInsertId.reset();
         prepared.clear();
-        transactionStart = null;
+        endTransaction();
         desired = SessionVariables.initial(desired.schema());
         BackendLease home = home();
         for (BackendLease other : leases.all()) {
@@ -756,7 +773,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         String schema =
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
         leases.clearStickyPins();
-        transactionStart = null;
+        endTransaction();
         leases.kind(new ConnectionKind(
                 capabilities.flags() & BackendConnector.RESULT_FORMAT,
                 capabilities.mariaDbFlags(),
@@ -847,9 +864,34 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         return transactionStart;
     }
 
-    /** An explicit START TRANSACTION / BEGIN ran on the home hostgroup: spread it where statements go. */
+    /** An explicit START TRANSACTION / BEGIN runs on the home hostgroup: spread it where statements go. */
     void transactionStarted(String sql) {
         transactionStart = sql;
+        transactionOpened = true;
+        leases.transactionDeclared(false);
+    }
+
+    /**
+     * A plain BEGIN answered by the router: {@code sql} runs on each hostgroup before the session's
+     * first statement there (see {@link #transactionOpened}).
+     */
+    void transactionDeclared(String sql) {
+        transactionStart = sql;
+        transactionOpened = false;
+        leases.transactionDeclared(true);
+    }
+
+    /** Whether the session declared a transaction that no backend has begun yet. */
+    boolean transactionOnlyDeclared() {
+        return transactionStart != null && !transactionOpened;
+    }
+
+    /** A statement of the transaction got its connection, with the BEGIN run there if it was needed. */
+    void transactionReached() {
+        if (transactionStart != null && !transactionOpened) {
+            transactionOpened = true;
+            leases.transactionDeclared(false);
+        }
     }
 
     /** Answers the command with a small text result set the router builds itself. */

@@ -164,6 +164,7 @@ final class ScatterExecution {
                 failed(index, error);
                 return;
             }
+            session.transactionReached();
             if (parameters == null) {
                 stream(
                         lease,

@@ -28,6 +28,8 @@ final class SessionLeases {
     private ConnectionKind kind;
     /** The lease of the last statement: its status flags are the session's. */
     private BackendLease last;
+    /** A BEGIN the router answered and no backend has run yet: the session is in a transaction. */
+    private boolean transactionDeclared;
 
     SessionLeases(Hostgroups hostgroups, EventLoop loop, ConnectionKind kind, LeaseOwner owner) {
         this.hostgroups = hostgroups;
@@ -119,12 +121,20 @@ final class SessionLeases {
     /** Status flags for a reply the router makes itself: the last lease's, plus any open transaction. */
     int statusFlags() {
         int flags = last != null ? last.statusFlags() : ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+        if (transactionDeclared) {
+            flags |= ServerStatus.SERVER_STATUS_IN_TRANS;
+        }
         for (BackendLease lease : leases) {
             if ((lease.statusFlags() & ServerStatus.SERVER_STATUS_IN_TRANS) != 0 && lease.current() != null) {
                 flags |= ServerStatus.SERVER_STATUS_IN_TRANS;
             }
         }
         return flags;
+    }
+
+    /** Whether a BEGIN answered by the router awaits its first statement (see FrontendSession). */
+    void transactionDeclared(boolean declared) {
+        transactionDeclared = declared;
     }
 
     /** Why the session holds connections (for diagnosis). */
