@@ -12,6 +12,7 @@ import io.shardgate.sharding.rule.RuleSnapshot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -269,16 +270,30 @@ class ShardRoutingIT {
             s.execute("BEGIN");
             s.execute("COMMIT");
         }
+        // the same with BEGIN and COMMIT as server-side prepared statements (as sysbench sends them)
+        try (Connection c = Driver.MARIADB.connect(
+                        router.mysqlPort(), SCHEMA, USER, PASSWORD, Map.of("useServerPrepStmts", "true"));
+                PreparedStatement begin = c.prepareStatement("BEGIN");
+                PreparedStatement commit = c.prepareStatement("COMMIT");
+                PreparedStatement update =
+                        c.prepareStatement("UPDATE accounts SET balance = balance + 1 WHERE id = ?")) {
+            begin.execute();
+            update.setLong(1, b);
+            assertThat(update.executeUpdate()).isEqualTo(1);
+            commit.execute();
+            begin.execute();
+            commit.execute();
+        }
         try {
             assertThat(ids(shard20, "accounts")).contains(b);
-            // hostgroup 10 is the schema's home: it used to run a BEGIN (twice) and the COMMIT too
+            // hostgroup 10 is the schema's home: it used to run each BEGIN (twice) and each COMMIT too
             assertThat(new long[] {
                         status(shard10, "Com_begin") - before[0],
                         status(shard10, "Com_commit") - before[1],
                         status(shard20, "Com_begin") - before[2],
                         status(shard20, "Com_commit") - before[3]
                     })
-                    .containsExactly(0, 0, 1, 1);
+                    .containsExactly(0, 0, 2, 2);
         } finally {
             try (Connection c = direct(shard20);
                     Statement s = c.createStatement()) {

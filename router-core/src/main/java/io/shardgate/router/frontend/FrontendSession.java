@@ -378,9 +378,17 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private void acquire(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
         releaseUnsent(); // none is left over: one command at a time
         unsent = packet;
-        lease.acquire(desired, transactionStart, (connection, error) -> {
+        // only statements run inside the transaction: a COM_STMT_PREPARE (MariaDB Connector/J sends
+        // it at the first execution, mid-transaction) must not begin it on the hostgroup it goes to
+        int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
+        String begin = command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code()
+                ? transactionStart
+                : null;
+        lease.acquire(desired, begin, (connection, error) -> {
             if (proceed(error)) {
-                transactionReached();
+                if (begin != null) {
+                    transactionReached();
+                }
                 resendSentNanos = System.nanoTime();
                 then.accept(connection);
             }

@@ -297,13 +297,25 @@ final class PreparedStatementCommands {
         BackendLease home = session.home();
         switch (statement.route.sessionStatement()) {
             case "BEGIN", "START" -> {
-                if (statement.route.digest().text().startsWith("BEGIN")
-                        || statement.route.digest().text().startsWith("START TRANSACTION")) {
+                String text = statement.route.digest().text();
+                if (text.startsWith("BEGIN") || text.startsWith("START TRANSACTION")) {
+                    if (DeferredBegin.tryDefer(session, text, statement.sql)) {
+                        execute.release();
+                        return -1;
+                    }
                     session.transactionStarted(statement.sql);
                 }
             }
             case "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE" -> {
+                if (DeferredBegin.tryEndUnopened(
+                        session, statement.route.digest().text())) {
+                    execute.release();
+                    return -1;
+                }
                 List<BackendLease> others = session.leases().inTransaction(home);
+                if (others.size() == 1 && !home.inTransaction()) {
+                    return others.get(0).hostgroup().id(); // the transaction reached that hostgroup alone
+                }
                 if (!others.isEmpty()) {
                     execute.release();
                     if (home.inTransaction()) {

@@ -5,10 +5,8 @@ import io.netty.buffer.ByteBufUtil;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ErrPacket;
-import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
-import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.StatementEffects;
@@ -31,7 +29,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -50,9 +47,6 @@ import java.util.regex.Pattern;
 final class QueryRouter {
     private static final Pattern EXPLAIN =
             Pattern.compile("^\\s*EXPLAIN\\s+SHARDGATE\\s+(.+)$", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
-
-    /** Ends of a transaction that leave nothing behind when no backend began it (not AND CHAIN, RELEASE). */
-    private static final Set<String> ENDS_ONLY = Set.of("COMMIT", "ROLLBACK", "COMMIT WORK", "ROLLBACK WORK");
 
     private final FrontendSession session;
 
@@ -267,15 +261,8 @@ final class QueryRouter {
                     session.run(home, packet, Response.RESULT_SET, effects, false);
                     return;
                 }
-                if (deferrable(digest.text()) && nothingForBeginToEnd()) {
-                    // the BEGIN can wait for the first statement, on the hostgroup that statement goes to
+                if (DeferredBegin.tryDefer(session, digest.text(), digest.sql())) {
                     packet.release();
-                    session.transactionDeclared(digest.sql());
-                    int flags = session.leases().statusFlags();
-                    if (digest.text().toUpperCase(Locale.ROOT).contains("READ ONLY")) {
-                        flags |= ServerStatus.SERVER_STATUS_IN_TRANS_READONLY;
-                    }
-                    session.reply(1, OkPacket.of(0, 0, flags, 0));
                     return;
                 }
                 // run as the client's statement (marking the transaction first would prepend a
@@ -284,11 +271,8 @@ final class QueryRouter {
                 session.transactionStarted(digest.sql());
             }
             case "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE" -> {
-                if (session.transactionOnlyDeclared()
-                        && ENDS_ONLY.contains(digest.text().toUpperCase(Locale.ROOT))) {
+                if (DeferredBegin.tryEndUnopened(session, digest.text())) {
                     packet.release(); // no backend began it: nothing to end there
-                    session.endTransaction();
-                    session.reply(1, OkPacket.of(0, 0, session.leases().statusFlags(), 0));
                     return;
                 }
                 List<BackendLease> others = session.leases().inTransaction(home);
@@ -313,23 +297,6 @@ final class QueryRouter {
 
     private static boolean isStartTransaction(String text) {
         return text.startsWith("BEGIN") || text.startsWith("START TRANSACTION");
-    }
-
-    /**
-     * A BEGIN whose effect no one can see before the transaction's first statement: not WITH
-     * CONSISTENT SNAPSHOT, whose snapshot is taken at the START itself.
-     */
-    /** A BEGIN commits an open transaction and releases LOCK TABLES: with neither, it does nothing yet. */
-    private boolean nothingForBeginToEnd() {
-        Set<PinReason> pins = session.leases().pins();
-        return session.leases().inTransaction(null).isEmpty()
-                && !pins.contains(PinReason.LOCK_TABLES)
-                && !pins.contains(PinReason.XA);
-    }
-
-    private static boolean deferrable(String text) {
-        return !text.toUpperCase(Locale.ROOT)
-                .contains("CONSISTENT SNAPSHOT"); // the digest keeps non-reserved words' case
     }
 
     /** {@code EXPLAIN SHARDGATE <statement>}: the plan, its targets and the SQL each receives. */
