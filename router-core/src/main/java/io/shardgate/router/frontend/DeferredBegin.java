@@ -18,6 +18,11 @@ final class DeferredBegin {
 
     private DeferredBegin() {}
 
+    /** Whether the session statement {@code digestText} (BEGIN..., START...) starts a transaction. */
+    static boolean startsTransaction(String digestText) {
+        return digestText.startsWith("BEGIN") || digestText.startsWith("START TRANSACTION");
+    }
+
     /**
      * Declares the transaction and answers the client when the BEGIN ({@code digestText}, SQL
      * {@code sql}) has nothing to do before the first statement; false when it must run now.

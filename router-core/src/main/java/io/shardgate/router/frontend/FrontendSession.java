@@ -504,7 +504,6 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     void endTransaction() {
         transactionStart = null;
         transactionOpened = false;
-        leases.transactionDeclared(false);
     }
 
     /** False (the command answered or dropped) when the session closed or no connection came. */
@@ -876,7 +875,6 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     void transactionStarted(String sql) {
         transactionStart = sql;
         transactionOpened = true;
-        leases.transactionDeclared(false);
     }
 
     /**
@@ -886,11 +884,10 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     void transactionDeclared(String sql) {
         transactionStart = sql;
         transactionOpened = false;
-        leases.transactionDeclared(true);
     }
 
-    /** Whether the session declared a transaction that no backend has begun yet. */
-    boolean transactionOnlyDeclared() {
+    @Override
+    public boolean transactionOnlyDeclared() {
         return transactionStart != null && !transactionOpened;
     }
 
@@ -898,7 +895,6 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     void transactionReached() {
         if (transactionStart != null && !transactionOpened) {
             transactionOpened = true;
-            leases.transactionDeclared(false);
         }
     }
 

@@ -24,6 +24,9 @@ interface LeaseOwner {
     /** The lease's connection closed or failed (see {@code RelayTarget#backendLost}). */
     void backendLost(BackendLease lease, String reason, boolean midPacket, int nextSequenceId);
 
+    /** Whether the session's BEGIN was answered by the router and no backend has begun it yet. */
+    boolean transactionOnlyDeclared();
+
     /** The lease's backend stayed silent past the query timeout and was closed (see {@code RelayTarget#queryTimedOut}). */
     void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId);
 }

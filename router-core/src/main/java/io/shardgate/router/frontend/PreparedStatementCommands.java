@@ -298,7 +298,7 @@ final class PreparedStatementCommands {
         switch (statement.route.sessionStatement()) {
             case "BEGIN", "START" -> {
                 String text = statement.route.digest().text();
-                if (text.startsWith("BEGIN") || text.startsWith("START TRANSACTION")) {
+                if (DeferredBegin.startsTransaction(text)) {
                     if (DeferredBegin.tryDefer(session, text, statement.sql)) {
                         execute.release();
                         return -1;

@@ -257,7 +257,7 @@ final class QueryRouter {
         BackendLease home = session.home();
         switch (statement) {
             case "BEGIN", "START" -> {
-                if (!isStartTransaction(digest.text())) {
+                if (!DeferredBegin.startsTransaction(digest.text())) {
                     session.run(home, packet, Response.RESULT_SET, effects, false);
                     return;
                 }
@@ -293,10 +293,6 @@ final class QueryRouter {
             }
             default -> session.run(home, packet, Response.RESULT_SET, effects, false);
         }
-    }
-
-    private static boolean isStartTransaction(String text) {
-        return text.startsWith("BEGIN") || text.startsWith("START TRANSACTION");
     }
 
     /** {@code EXPLAIN SHARDGATE <statement>}: the plan, its targets and the SQL each receives. */

@@ -28,8 +28,6 @@ final class SessionLeases {
     private ConnectionKind kind;
     /** The lease of the last statement: its status flags are the session's. */
     private BackendLease last;
-    /** A BEGIN the router answered and no backend has run yet: the session is in a transaction. */
-    private boolean transactionDeclared;
 
     SessionLeases(Hostgroups hostgroups, EventLoop loop, ConnectionKind kind, LeaseOwner owner) {
         this.hostgroups = hostgroups;
@@ -121,7 +119,7 @@ final class SessionLeases {
     /** Status flags for a reply the router makes itself: the last lease's, plus any open transaction. */
     int statusFlags() {
         int flags = last != null ? last.statusFlags() : ServerStatus.SERVER_STATUS_AUTOCOMMIT;
-        if (transactionDeclared) {
+        if (owner.transactionOnlyDeclared()) { // a BEGIN the router answered: the session is in a transaction
             flags |= ServerStatus.SERVER_STATUS_IN_TRANS;
         }
         for (BackendLease lease : leases) {
@@ -130,11 +128,6 @@ final class SessionLeases {
             }
         }
         return flags;
-    }
-
-    /** Whether a BEGIN answered by the router awaits its first statement (see FrontendSession). */
-    void transactionDeclared(boolean declared) {
-        transactionDeclared = declared;
     }
 
     /** Why the session holds connections (for diagnosis). */

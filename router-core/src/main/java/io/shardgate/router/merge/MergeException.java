@@ -37,9 +37,9 @@ public final class MergeException extends RuntimeException {
     /** The ERR packet the client gets. */
     public ErrPacket toErr() {
         String message;
-        if (code == ErrorCode.ER_NOT_SUPPORTED_YET) {
+        if (code.code() == ErrorCode.ER_NOT_SUPPORTED_YET.code()) {
             message = "This version of Shardgate doesn't yet support '" + getMessage() + "'";
-        } else if (code == ErrorCode.ER_DATA_OUT_OF_RANGE) {
+        } else if (code.code() == ErrorCode.ER_DATA_OUT_OF_RANGE.code()) {
             message = getMessage();
         } else {
             message = "cannot merge the shards' results: " + getMessage();
