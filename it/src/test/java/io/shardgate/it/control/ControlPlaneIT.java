@@ -17,6 +17,7 @@ import io.shardgate.admin.zookeeper.EmbeddedZooKeeper;
 import io.shardgate.cache.ResultCache;
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.RouterConfig;
 import java.net.URI;
@@ -470,13 +471,11 @@ class ControlPlaneIT {
                 .isInstanceOfSatisfying(
                         SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1045));
 
-        java.util.Optional<Path> cli = io.shardgate.it.tools.ToolRun.find("mariadb");
-        org.junit.jupiter.api.Assumptions.assumeTrue(
-                cli.isPresent(), "the mariadb CLI is not installed (CI installs mariadb-client)");
+        Path cli = ExternalTool.MARIADB_CLI.require();
         io.shardgate.it.tools.ToolRun run = io.shardgate.it.tools.ToolRun.run(
                 Duration.ofMinutes(2),
                 List.of(
-                        cli.get().toString(),
+                        cli.toString(),
                         "--no-defaults",
                         "--protocol=TCP",
                         "--host=127.0.0.1",

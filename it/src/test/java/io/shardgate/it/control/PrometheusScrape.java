@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.shardgate.it.Repository;
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.it.tools.ToolRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,14 +13,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * A {@code /metrics} page as the Prometheus project's own Python client library parses it ({@code
  * prometheus_client.parser.text_string_to_metric_families}): families with their type, and samples
  * with labels and values. No Java library parses the text format (the Java clients only write it),
  * and a hand-written parser would check nothing. The library comes from PyPI ({@code
- * prometheus-client}); {@code .ci/run} installs it into the tools venv it puts on the PATH.
+ * prometheus-client}), installed by the tests into their Python venv ({@link ExternalTool}).
  */
 final class PrometheusScrape {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,10 +45,9 @@ final class PrometheusScrape {
         this.samples = samples;
     }
 
-    /** Parses {@code text}; fails the test when the parser refuses it or is not installed. */
+    /** Parses {@code text}; fails the test when the parser refuses it; skips it when Python cannot be had. */
     static PrometheusScrape parse(String text) throws Exception {
-        Path python = python().orElseGet(() -> fail("no python3 that can import prometheus_client: run .ci/run once"
-                + " (it installs prometheus-client into target/ci/tools) or pip install prometheus-client"));
+        Path python = ExternalTool.PROMETHEUS_CLIENT.require();
         Path page = Files.createTempFile("metrics-", ".txt");
         Path script = Files.createTempFile("parse-metrics-", ".py");
         try {
@@ -84,24 +82,6 @@ final class PrometheusScrape {
     /** Python's repr of a float: digits, inf, -inf or nan. */
     private static double number(String repr) {
         return repr.equals("nan") ? Double.NaN : Double.parseDouble(repr.replace("inf", "Infinity"));
-    }
-
-    /** The tools venv of .ci/run if it is there, else a python3 on the PATH, if it has the library. */
-    private static Optional<Path> python() throws Exception {
-        List<Path> candidates = new ArrayList<>();
-        Path venv = Repository.file("target/ci/tools/bin/python3");
-        if (Files.isExecutable(venv)) {
-            candidates.add(venv);
-        }
-        ToolRun.find("python3").ifPresent(candidates::add);
-        for (Path candidate : candidates) {
-            ToolRun probe = ToolRun.run(
-                    Duration.ofSeconds(30), List.of(candidate.toString(), "-c", "import prometheus_client.parser"));
-            if (probe.exitCode() == 0) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
     }
 
     /** The type of a family (counter, gauge, histogram...), by its name without suffixes. */

@@ -1,7 +1,6 @@
 package io.shardgate.it.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -9,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
-import io.shardgate.it.tools.ToolRun;
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.BackendAddress;
 import io.shardgate.router.config.RouterConfig;
@@ -151,8 +150,8 @@ class ComposeClusterIT {
 
     @Test
     void theComposeSysbenchRunnerPreparesAndRunsItsScenarioThroughTheRouter() throws Exception {
-        assumeTrue(ToolRun.find("sysbench").isPresent(), "sysbench is not installed (CI installs it)");
-        assumeTrue(ToolRun.find("mariadb").isPresent(), "the mariadb CLI is not installed (CI installs it)");
+        ExternalTool.SYSBENCH.require();
+        ExternalTool.MARIADB_CLI.require();
         int tables = Integer.parseInt(sysbenchEnv.get("TABLES"));
         // the compose sysbench service's runner script with the service's environment; only where
         // to connect and the amount of work differ (a fixed number of transactions, no duration)

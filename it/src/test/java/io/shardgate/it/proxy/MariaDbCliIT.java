@@ -1,8 +1,8 @@
 package io.shardgate.it.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.it.tools.ToolRun;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -11,7 +11,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -24,12 +23,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class MariaDbCliIT {
 
     private static ProxyCluster cluster;
-    private static Optional<Path> cli;
+    private static Path cli;
 
     @BeforeAll
     static void createTable(ProxyCluster shared) throws SQLException {
         cluster = shared;
-        cli = ToolRun.find("mariadb");
+        cli = ExternalTool.MARIADB_CLI.require();
         try (Connection c = cluster.direct();
                 Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS cli_items");
@@ -73,9 +72,8 @@ class MariaDbCliIT {
     }
 
     private static ToolRun mariadb(int port, String user, String password, String sql) throws Exception {
-        assumeTrue(cli.isPresent(), "the mariadb CLI is not installed (CI installs mariadb-client)");
         List<String> command = new ArrayList<>(List.of(
-                cli.get().toString(),
+                cli.toString(),
                 "--no-defaults",
                 "--protocol=TCP",
                 "--host=127.0.0.1",

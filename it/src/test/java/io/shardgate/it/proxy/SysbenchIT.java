@@ -1,14 +1,13 @@
 package io.shardgate.it.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.it.tools.ToolRun;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,15 +33,12 @@ class SysbenchIT {
     static final Pattern RECONNECTS_LINE = Pattern.compile("reconnects:\\s+(\\d+)");
 
     private static ProxyCluster cluster;
-    private static Optional<Path> sysbench;
+    private static Path sysbench;
 
     @BeforeAll
     static void prepareThroughTheRouter(ProxyCluster shared) throws Exception {
         cluster = shared;
-        sysbench = ToolRun.find("sysbench");
-        if (sysbench.isEmpty()) {
-            return;
-        }
+        sysbench = ExternalTool.SYSBENCH.require();
         ToolRun cleanup = sysbench("oltp_read_write", "cleanup");
         assertThat(cleanup.exitCode()).as("%s", cleanup).isZero();
         ToolRun prepare = sysbench("oltp_read_write", "prepare");
@@ -89,9 +85,8 @@ class SysbenchIT {
     }
 
     private static ToolRun sysbench(String test, String command, String... options) throws Exception {
-        assumeTrue(sysbench.isPresent(), "sysbench is not installed (CI installs it)");
         List<String> line = new ArrayList<>(List.of(
-                sysbench.get().toString(),
+                sysbench.toString(),
                 test,
                 "--db-driver=mysql",
                 "--mysql-host=127.0.0.1",

