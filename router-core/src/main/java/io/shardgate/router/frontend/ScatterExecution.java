@@ -18,6 +18,7 @@ import io.shardgate.router.merge.ShardResultMerger;
 import io.shardgate.router.merge.StreamingMerge;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.StatementEffects;
+import io.shardgate.sharding.plan.LimitValue;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.RenderedSql;
@@ -26,7 +27,6 @@ import io.shardgate.sharding.plan.StatementKind;
 import io.shardgate.sharding.plan.Target;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.plan.Values;
-import io.shardgate.sharding.rule.KeyValues;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -403,8 +403,8 @@ final class ScatterExecution {
         if (slot < 0) {
             return absent;
         }
-        Long value = KeyValues.toInteger(values.scalar(slot));
-        return value == null ? absent : value;
+        long value = LimitValue.of(values.scalar(slot));
+        return value < 0 ? absent : value;
     }
 
     /** The session closed before the answer was complete: drop what was collected. */

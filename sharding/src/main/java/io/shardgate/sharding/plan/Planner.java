@@ -87,8 +87,9 @@ public final class Planner {
 
     private Planned parsed(Digest digest, String schema, RuleSnapshot rules, String first) {
         String text = digest.text();
-        String parseText = digest.parseText();
-        QueryPlanner queries = new QueryPlanner(rules, schema, text);
+        StatementModifiers modifiers = StatementModifiers.strip(digest.parseText());
+        String parseText = modifiers.parseText();
+        QueryPlanner queries = new QueryPlanner(rules, schema, text, modifiers.found());
         try {
             switch (first) {
                 case "SELECT":
@@ -157,7 +158,17 @@ public final class Planner {
         return planned;
     }
 
+    /**
+     * Calcite's parse of {@code sql}; a parse that reads a reserved word as a name is not MySQL's
+     * reading of the text ({@link ReservedWords}) and fails like a syntax Calcite does not know.
+     */
     static SqlNode parse(String sql) throws SqlParseException {
-        return SqlParser.create(sql, PARSER).parseStmt();
+        SqlNode node = SqlParser.create(sql, PARSER).parseStmt();
+        String misread = ReservedWords.misreadAsName(node, sql);
+        if (misread != null) {
+            throw new SqlParseException(
+                    "MySQL syntax around " + misread + " that the parser reads as a name", null, null, null, null);
+        }
+        return node;
     }
 }

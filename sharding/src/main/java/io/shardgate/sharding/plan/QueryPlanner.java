@@ -37,11 +37,13 @@ final class QueryPlanner {
     private final String schemaName;
     private final String text;
     private final int defaultHostgroup;
+    private final Set<StatementModifiers.Modifier> modifiers;
     private String resolveError;
     private ErrorCode resolveCode = ErrorCode.ER_NOT_SUPPORTED_YET;
 
-    QueryPlanner(RuleSnapshot rules, String schemaName, String text) {
+    QueryPlanner(RuleSnapshot rules, String schemaName, String text, Set<StatementModifiers.Modifier> modifiers) {
         this.rules = rules;
+        this.modifiers = modifiers;
         this.schemaName = schemaName;
         this.schema = rules.schema(schemaName);
         this.text = text;
@@ -51,6 +53,30 @@ final class QueryPlanner {
 
     /** {@code locking}: the text ended in FOR UPDATE / LOCK IN SHARE MODE (stripped before parsing). */
     Planned select(SqlNode node, boolean locking) {
+        Planned planned = planSelect(node, locking);
+        if (!multiHost(planned.route())) {
+            return planned;
+        }
+        String refusal = modifiers.contains(StatementModifiers.Modifier.SQL_CALC_FOUND_ROWS)
+                ? "SQL_CALC_FOUND_ROWS on several shards: FOUND_ROWS() would count one shard's rows"
+                : MultiShardConstructs.refusal(node);
+        if (refusal == null) {
+            return planned;
+        }
+        if (planned.route() instanceof Route.ByKey key && key.severalRefused() == null) {
+            // an equality on the key still runs, untouched, on the one shard it picks
+            return new Planned(
+                    planned.kind(),
+                    planned.role(),
+                    Route.ByKey.oneShardOnly(key.table(), key.slot(), refusal),
+                    new ShardSql.Verbatim(),
+                    new ShardSql.Verbatim(),
+                    MergeSpec.CONCAT);
+        }
+        return Planned.refuse(StatementKind.SELECT, refusal);
+    }
+
+    private Planned planSelect(SqlNode node, boolean locking) {
         Role role = locking ? Role.WRITER : Role.READER;
         SqlOrderBy orderBy = node instanceof SqlOrderBy o ? o : null;
         SqlNode query = orderBy != null ? orderBy.query : node;
@@ -163,6 +189,15 @@ final class QueryPlanner {
         if (limited && !oneTarget && !(route instanceof Route.Refuse)) {
             route = Route.Refuse.notSupported(kind + " with LIMIT on several shards");
         }
+        if (!oneTarget && multiHost(route)) {
+            String refusal = MultiShardConstructs.refusal(condition);
+            if (refusal == null) {
+                refusal = MultiShardConstructs.refusal(sources);
+            }
+            if (refusal != null) {
+                route = Route.Refuse.notSupported(refusal);
+            }
+        }
         return Planned.of(kind, Role.WRITER, route);
     }
 
@@ -269,6 +304,11 @@ final class QueryPlanner {
             at = text.indexOf("(...)", at + 1);
         }
         return false;
+    }
+
+    /** A route that may reach several hostgroups: its statement runs only with allowlisted constructs. */
+    private static boolean multiHost(Route route) {
+        return !(route instanceof Route.Refuse) && !singleHost(route);
     }
 
     private static boolean singleHost(Route route) {

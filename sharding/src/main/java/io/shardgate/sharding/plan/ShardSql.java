@@ -1,6 +1,5 @@
 package io.shardgate.sharding.plan;
 
-import io.shardgate.sharding.rule.KeyValues;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -147,7 +146,7 @@ public sealed interface ShardSql
                         values.parametersOf(key.slot(), params);
                     }
                 } else {
-                    sql.append(((LimitSum) s).evaluate(values));
+                    ((LimitSum) s).render(values, sql, params);
                 }
             }
         }
@@ -212,16 +211,23 @@ public sealed interface ShardSql
     /** A key slot of a table that generates keys: the client's value, or the generated key when that is NULL. */
     record KeySlot(int slot, int row) implements Segment {}
 
-    /** A LIMIT pushed down to shards: the offset's value plus the count's, as one number. */
+    /**
+     * A LIMIT pushed down to shards: the offset's value plus the count's, as one number (saturated:
+     * LIMIT 18446744073709551615 is MySQL's "all the rows"). Values that are no LIMIT number go to the
+     * shards as the client wrote them, for the shards to answer MySQL's own error.
+     */
     record LimitSum(int offsetSlot, int countSlot) implements Segment {
-        long evaluate(Values values) {
-            Long offset = KeyValues.toInteger(values.scalar(offsetSlot));
-            Long count = KeyValues.toInteger(values.scalar(countSlot));
-            if (offset == null || count == null || offset < 0 || count < 0) {
-                throw new IllegalArgumentException("LIMIT needs non-negative integers");
+        void render(Values values, StringBuilder sql, List<Integer> params) {
+            long offset = LimitValue.of(values.scalar(offsetSlot));
+            long count = LimitValue.of(values.scalar(countSlot));
+            if (offset < 0 || count < 0) {
+                sql.append(values.source(offsetSlot)).append(", ").append(values.source(countSlot));
+                values.parametersOf(offsetSlot, params);
+                values.parametersOf(countSlot, params);
+                return;
             }
             long sum = offset + count;
-            return sum < 0 ? Long.MAX_VALUE : sum;
+            sql.append(sum < 0 ? Long.MAX_VALUE : sum);
         }
     }
 }
