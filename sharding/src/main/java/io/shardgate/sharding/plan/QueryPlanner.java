@@ -10,11 +10,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.apache.calcite.sql.JoinType;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlDelete;
 import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlJoin;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
@@ -61,6 +63,9 @@ final class QueryPlanner {
                 ? "SQL_CALC_FOUND_ROWS on several shards: FOUND_ROWS() would count one shard's rows"
                 : MultiShardConstructs.refusal(node);
         if (refusal == null) {
+            refusal = outerJoinRefusal(node);
+        }
+        if (refusal == null) {
             return planned;
         }
         if (planned.route() instanceof Route.ByKey key && key.severalRefused() == null) {
@@ -74,6 +79,52 @@ final class QueryPlanner {
                     MergeSpec.CONCAT);
         }
         return Planned.refuse(StatementKind.SELECT, refusal);
+    }
+
+    /**
+     * An outer join run on every shard is MySQL's only when its preserved side is split between
+     * the shards: a preserved broadcast (or unlisted) table joined to a sharded one keeps its
+     * unmatched rows on every shard, so the client would get them once per shard.
+     */
+    private String outerJoinRefusal(SqlNode statement) {
+        String[] found = {null};
+        statement.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(org.apache.calcite.sql.SqlCall call) {
+                if (found[0] == null && call instanceof SqlJoin join) {
+                    found[0] = outerJoinRefusal(join);
+                }
+                return super.visit(call);
+            }
+        });
+        return found[0];
+    }
+
+    private String outerJoinRefusal(SqlJoin join) {
+        JoinType type = join.getJoinType();
+        boolean left = partitioned(join.getLeft());
+        boolean right = partitioned(join.getRight());
+        if (type == JoinType.FULL && (left || right)) {
+            return "FULL JOIN of a sharded table on several shards";
+        }
+        if ((type == JoinType.LEFT && !left && right) || (type == JoinType.RIGHT && left && !right)) {
+            return type + " JOIN that keeps every row of a table held whole by each shard ("
+                    + (type == JoinType.LEFT ? join.getLeft() : join.getRight())
+                    + ") while the joined table is sharded: its unmatched rows would come once per shard";
+        }
+        return null;
+    }
+
+    /** Whether a FROM item holds a sharded table, whose rows the shards split between them. */
+    private boolean partitioned(SqlNode from) {
+        if (from instanceof SqlJoin join) {
+            return partitioned(join.getLeft()) || partitioned(join.getRight());
+        }
+        SqlNode table = from.getKind() == SqlKind.AS ? ((SqlBasicCall) from).operand(0) : from;
+        if (table instanceof SqlIdentifier id) {
+            return resolve(id, false).rule().sharded();
+        }
+        return true; // a derived table or table function: the planners that accept one decide
     }
 
     private Planned planSelect(SqlNode node, boolean locking) {
@@ -209,16 +260,8 @@ final class QueryPlanner {
             return Planned.of(kind, Role.WRITER, new Route.Refuse(resolveCode, resolveError));
         }
         SqlNode source = insert.getSource();
-        if (source.getKind() != SqlKind.VALUES) {
-            TableCollector tables = new TableCollector(this::resolve);
-            tables.refs.add(target);
-            tables.expressions(source);
-            Route route = new Placement(tables.refs, schema).route(List.of(), List.of(), true, defaultHostgroup);
-            if (resolveError != null || !(route instanceof Route.OneHostgroup)) {
-                return Planned.refuse(
-                        kind, verb + " ... SELECT is supported only when every table is on one" + " hostgroup");
-            }
-            return Planned.of(kind, Role.WRITER, route);
+        if (source.getKind() != SqlKind.VALUES || containsQuery(source)) {
+            return insertFromQuery(target, source, verb);
         }
         TableRule rule = target.rule();
         if (!rule.sharded()) {
@@ -228,6 +271,61 @@ final class QueryPlanner {
             return Planned.of(kind, Role.WRITER, route);
         }
         return keyedInsert(rule, insert.getTargetColumnList(), (SqlBasicCall) source, verb);
+    }
+
+    /**
+     * INSERT ... SELECT, or VALUES with subqueries: the rows come from the shards' tables, so the
+     * statement runs where those tables are and the target is. Allowed when every table is on one
+     * hostgroup, or when a broadcast target reads only broadcast tables (every copy computes the same
+     * rows); a sharded target would need each row placed by its key, and a broadcast target reading
+     * another hostgroup's table would leave its copies different.
+     */
+    private Planned insertFromQuery(TableRef target, SqlNode source, String verb) {
+        StatementKind kind = StatementKind.INSERT;
+        TableCollector tables = new TableCollector(this::resolve);
+        tables.refs.add(target);
+        tables.expressions(source);
+        if (resolveError != null) {
+            return Planned.of(kind, Role.WRITER, new Route.Refuse(resolveCode, resolveError));
+        }
+        String form = source.getKind() == SqlKind.VALUES ? verb + " ... VALUES with a subquery" : verb + " ... SELECT";
+        boolean broadcastTarget = target.rule().strategy() instanceof io.shardgate.sharding.rule.BroadcastStrategy;
+        if (broadcastTarget) {
+            boolean allBroadcast = tables.refs.stream()
+                    .allMatch(r -> r.rule().strategy() instanceof io.shardgate.sharding.rule.BroadcastStrategy
+                            && r.rule()
+                                    .strategy()
+                                    .hostgroups()
+                                    .equals(target.rule().strategy().hostgroups()));
+            return allBroadcast
+                    ? Planned.of(
+                            kind,
+                            Role.WRITER,
+                            new Route.Broadcast(target.rule().strategy().hostgroups(), true))
+                    : Planned.refuse(
+                            kind,
+                            form + " into broadcast table " + target.rule().name()
+                                    + " from tables that are not broadcast: its copies would differ");
+        }
+        Route route = new Placement(tables.refs, schema).route(List.of(), List.of(), true, defaultHostgroup);
+        if (!(route instanceof Route.OneHostgroup)) {
+            return Planned.refuse(kind, form + " is supported only when every table is on one hostgroup");
+        }
+        return Planned.of(kind, Role.WRITER, route);
+    }
+
+    private static boolean containsQuery(SqlNode node) {
+        Boolean[] found = {false};
+        node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(org.apache.calcite.sql.SqlCall call) {
+                if (call.getKind() == SqlKind.SELECT || call.getKind() == SqlKind.UNION) {
+                    found[0] = true;
+                }
+                return super.visit(call);
+            }
+        });
+        return found[0];
     }
 
     /** An INSERT into a hash or range table: rows split by key, keys generated where the rule says. */

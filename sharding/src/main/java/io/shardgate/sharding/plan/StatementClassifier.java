@@ -53,6 +53,8 @@ final class StatementClassifier {
                     + "((?:`[^`]*`|[^\\s,(`]+)(?:\\.(?:`[^`]*`|[^\\s,(`]+))?(?: ?, ?(?:`[^`]*`|[^\\s,(`]+)"
                     + "(?:\\.(?:`[^`]*`|[^\\s,(`]+))?)*)",
             Pattern.CASE_INSENSITIVE);
+    private static final Pattern CREATE_FROM_QUERY =
+            Pattern.compile("^CREATE (?:OR REPLACE )?(?:TEMPORARY )?TABLE .*\\bSELECT\\b", Pattern.CASE_INSENSITIVE);
     private static final Pattern DATABASE_DDL =
             Pattern.compile("^(?:CREATE|DROP|ALTER) (?:DATABASE|SCHEMA)\\b", Pattern.CASE_INSENSITIVE);
     private static final String NAME = "(?:`[^`]*`|[^\\s`;.]+)";
@@ -182,6 +184,10 @@ final class StatementClassifier {
         if (DATABASE_DDL.matcher(text).find()) {
             return Planned.of(
                     StatementKind.DDL, Role.WRITER, new Route.Broadcast(List.copyOf(rules.hostgroups()), true));
+        }
+        if (CREATE_FROM_QUERY.matcher(text).find()) {
+            // CREATE TABLE ... [AS] SELECT reads tables where the new table is made: all must be there
+            return mentioned(StatementKind.DDL, Role.WRITER, "CREATE TABLE ... SELECT");
         }
         Matcher ddl = TABLE_DDL.matcher(text);
         if (ddl.find()) {
