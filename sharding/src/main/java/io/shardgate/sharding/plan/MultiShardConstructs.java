@@ -186,6 +186,9 @@ final class MultiShardConstructs {
             "NULLIF",
             "COALESCE",
             "ISNULL",
+            // the session's schema: every shard connection uses it, under the same name
+            "DATABASE",
+            "SCHEMA",
             // dates and times of a value (not of the clock)
             "ADDDATE",
             "ADDTIME",
