@@ -40,11 +40,21 @@ public final class KeyValues {
     }
 
     /**
-     * The string an {@link KeyType#STRING} column holds for this value, or {@code null}: only string
-     * values route; numbers compare numerically with a string column in MySQL.
+     * The string an {@link KeyType#STRING} key hashes as, or {@code null}: only string values route;
+     * numbers compare numerically with a string column in MySQL. Trailing spaces are dropped: under
+     * the PAD SPACE collations (every MariaDB collation but the _nopad_ ones, and MySQL's before the
+     * 0900 family) {@code 'k'} and {@code 'k '} are one key and must live on one shard; under a NO PAD
+     * collation they are two keys that merely share a shard, which routing keeps correct.
      */
     public static String toKeyString(Object value) {
-        return value instanceof String s ? s : null;
+        if (!(value instanceof String s)) {
+            return null;
+        }
+        int end = s.length();
+        while (end > 0 && s.charAt(end - 1) == ' ') {
+            end--;
+        }
+        return end == s.length() ? s : s.substring(0, end);
     }
 
     // MySQL converts '42' to 42 for comparison; we accept only an optional sign and digits so that a
