@@ -269,6 +269,16 @@ final class DifferentialCorpus {
                 10));
         out.add(q("SELECT id FROM orders UNION ALL SELECT code FROM countries", false));
         out.add(q("SELECT status FROM orders GROUP BY status UNION SELECT name FROM customers", false));
+        // the classes of issue 18 that now answer exactly: MySQL's "rest of the rows" LIMIT, modifiers
+        out.add(q("SELECT id FROM customers ORDER BY id LIMIT 3, 18446744073709551615", true));
+        out.add(q("SELECT id FROM customers ORDER BY id LIMIT 18446744073709551615, 5", true));
+        out.add(q("SELECT SQL_NO_CACHE HIGH_PRIORITY id, name FROM customers WHERE id = ?", true, 7));
+        out.add(q("SELECT DISTINCTROW status FROM orders", false));
+        // ...and those refused by default (EXPECTED_REFUSALS)
+        out.add(q("SELECT BIT_OR(score) FROM customers", true));
+        out.add(q("SELECT id, ROW_NUMBER() OVER (ORDER BY id) FROM customers", false));
+        out.add(q("SELECT c.code, o.id FROM countries c LEFT JOIN orders o ON o.country = c.code", false));
+        out.add(q("SELECT id FROM customers WHERE created < NOW()", false));
         // refused with a reason (EXPECTED_REFUSALS)
         out.add(q("SELECT COUNT(*) FROM (SELECT status FROM orders GROUP BY status) t", true));
         out.add(q("SELECT * FROM (SELECT id FROM customers ORDER BY id LIMIT ?) t", false, 5));
