@@ -23,8 +23,9 @@ import java.util.Arrays;
  * ignored and each character weighs as its upper-case base letter (canonical decomposition without
  * combining marks), which is what utf8mb4_general_ci and latin1_swedish_ci do for the Latin letters
  * without language rules (swedish_ci orders Å, Ä, Ö after Z; that, expansions such as unicode_ci's
- * ß = ss and *_nopad_* collations are not reproduced). ENUM values compare as their text, not by
- * their index. Hand-written because the exact weights live only in the server.
+ * ß = ss and *_nopad_* collations are not reproduced). ENUM and SET values group by their text;
+ * ordering them is refused (1235), as MySQL orders them by their index in the column definition,
+ * which the rows do not carry. Hand-written because the exact weights live only in the server.
  */
 final class ColumnOrder {
     private enum Kind {
@@ -33,7 +34,9 @@ final class ColumnOrder {
         TEMPORAL,
         BYTES,
         BINARY_PADDED,
-        CASE_INSENSITIVE
+        CASE_INSENSITIVE,
+        /** ENUM and SET: MySQL orders them by their position in the column's definition, which rows do not carry. */
+        DEFINITION_ORDER
     }
 
     private final Kind kind;
@@ -55,6 +58,10 @@ final class ColumnOrder {
     }
 
     private static ColumnOrder strings(ResultColumn column) {
+        if (ColumnFlags.has(column.flags(), ColumnFlags.ENUM_FLAG)
+                || ColumnFlags.has(column.flags(), ColumnFlags.SET_FLAG)) {
+            return new ColumnOrder(Kind.DEFINITION_ORDER, null);
+        }
         if (column.characterSet() == Collations.BINARY) {
             return new ColumnOrder(Kind.BYTES, null);
         }
@@ -84,6 +91,9 @@ final class ColumnOrder {
                 yield Arrays.compareUnsigned(x, 0, padEnd(x), y, 0, padEnd(y));
             }
             case CASE_INSENSITIVE -> weights((byte[]) a).compareTo(weights((byte[]) b));
+            case DEFINITION_ORDER ->
+                throw MergeException.unsupported("ordering an ENUM or SET column on several shards (ORDER BY, MIN, MAX,"
+                        + " GROUP BY): MySQL orders it by the position of its values in the column definition");
         };
     }
 
@@ -99,7 +109,7 @@ final class ColumnOrder {
             case NUMBER -> decimal(v).stripTrailingZeros(); // 100 and 100.00 are one group
             case FLOATING -> ((Number) v).doubleValue() + 0.0; // -0.0 + 0.0 is 0.0: MySQL has one zero
             case TEMPORAL -> v;
-            case BYTES -> new String((byte[]) v, StandardCharsets.ISO_8859_1);
+            case BYTES, DEFINITION_ORDER -> new String((byte[]) v, StandardCharsets.ISO_8859_1);
             case BINARY_PADDED -> new String((byte[]) v, 0, padEnd((byte[]) v), StandardCharsets.ISO_8859_1);
             case CASE_INSENSITIVE -> weights((byte[]) v);
         };

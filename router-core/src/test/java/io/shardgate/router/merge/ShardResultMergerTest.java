@@ -429,6 +429,31 @@ class ShardResultMergerTest {
     }
 
     @Test
+    void ordersNoEnumColumnButGroupsItByText() {
+        shards = new ShardResponses(false, false);
+        // ENUM('b','a'): MySQL sorts 'b' first (its index), which the rows do not say
+        List<ColumnDefinition41> cols = List.of(ShardResponses.column(
+                "e", MySqlType.STRING, ShardResponses.UTF8MB4_GENERAL_CI, 4, ColumnFlags.ENUM_FLAG, 0));
+        ByteBuf s1 = shards.resultSet(cols, List.of(row("a"), row("b")));
+        ByteBuf s2 = shards.resultSet(cols, List.of(row("b")));
+
+        assertThatThrownBy(() -> merge(
+                        false,
+                        false,
+                        spec(List.of(new SortKey(col(0), false)), List.of(), List.of(), false, 0),
+                        -1,
+                        -1,
+                        s1,
+                        s2))
+                .isInstanceOf(MergeException.class)
+                .hasMessageContaining("ENUM or SET column")
+                .satisfies(e -> assertThat(((MergeException) e).toErr().code()).isEqualTo(1235));
+        MergeSpec distinct = spec(List.of(), List.of(), List.of(), true, 0);
+        assertThat(text(merge(false, false, distinct, -1, -1, s1, s2)))
+                .containsExactlyInAnyOrderElementsOf(rows("a", "b"));
+    }
+
+    @Test
     void refusesShardsThatDisagreeInShape() {
         shards = new ShardResponses(false, false);
         ByteBuf one = shards.resultSet(List.of(integer("a")), List.of(row(1L)));
