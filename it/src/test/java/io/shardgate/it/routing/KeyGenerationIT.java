@@ -307,11 +307,18 @@ class KeyGenerationIT {
 
     @Test
     void lastInsertIdInsideAnotherPreparedStatementIsRefusedNotGuessed() throws SQLException {
-        try (Connection c = connect(Driver.MYSQL, true);
-                Statement s = c.createStatement();
-                PreparedStatement read = c.prepareStatement("SELECT name FROM members WHERE id = LAST_INSERT_ID()")) {
+        // the refusal comes at COM_STMT_PREPARE (LAST_INSERT_ID() on several shards); the driver must
+        // not hide it by falling back to a client-side statement
+        try (Connection c = cluster.proxied(
+                        Driver.MYSQL, Map.of("useServerPrepStmts", "true", "emulateUnsupportedPstmts", "false"));
+                Statement s = c.createStatement()) {
             s.executeUpdate("INSERT INTO members (name) VALUES ('refused')");
-            assertThatThrownBy(read::executeQuery)
+            assertThatThrownBy(() -> {
+                        try (PreparedStatement read =
+                                c.prepareStatement("SELECT name FROM members WHERE id = LAST_INSERT_ID()")) {
+                            read.executeQuery().close();
+                        }
+                    })
                     .isInstanceOfSatisfying(
                             SQLException.class,
                             e -> assertThat(e.getErrorCode()).isEqualTo(1235))

