@@ -47,7 +47,8 @@ public final class MissingTools {
                         .filter(name -> !name.startsWith(MissingTools.class.getPackageName() + "."))
                         .findFirst()
                         .orElse("?"));
-        record(new Skip(tool, caller.substring(caller.lastIndexOf('.') + 1)));
+        String simple = caller.substring(caller.lastIndexOf('.') + 1);
+        record(new Skip(tool, simple.contains("$") ? simple.substring(0, simple.indexOf('$')) : simple));
         String message = tool.displayName() + " is not installed (" + tool.install() + "; bash .ci/run installs it)";
         if (underCi()) {
             return Assertions.fail("CI=true and " + message);
