@@ -53,6 +53,11 @@ public final class Digest {
         this.listSlots = List.copyOf(listSlots);
     }
 
+    /** Whether {@code word} (any case) is a MySQL reserved word: never a name unless back-quoted. */
+    public static boolean isReservedWord(String word) {
+        return Keywords.RESERVED_WORDS.lookup(word, 0, word.length()) != null;
+    }
+
     /** Digests one statement's SQL text in one pass. */
     public static Digest of(String sql) {
         return new Normalizer(sql).run();
