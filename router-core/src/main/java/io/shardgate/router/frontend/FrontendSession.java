@@ -21,6 +21,7 @@ import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
