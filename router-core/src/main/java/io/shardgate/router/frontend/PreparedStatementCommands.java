@@ -9,6 +9,9 @@ import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.routing.Decision;
+import io.shardgate.router.routing.SessionView;
+import io.shardgate.router.routing.StatementRouter;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
@@ -29,6 +32,7 @@ import java.util.function.Consumer;
  */
 final class PreparedStatementCommands {
     private final FrontendSession session;
+    private final SessionView view;
     private final PreparedStatements statements = new PreparedStatements();
     /** SQL of the COM_STMT_PREPARE in flight, registered when its COM_STMT_PREPARE_OK passes. */
     private String pendingSql;
@@ -39,6 +43,7 @@ final class PreparedStatementCommands {
 
     PreparedStatementCommands(FrontendSession session) {
         this.session = session;
+        this.view = new LiveSessionView(session);
     }
 
     /**
@@ -61,7 +66,7 @@ final class PreparedStatementCommands {
         Route.Refuse refuse = route.refusal();
         if (refuse != null) {
             packet.release();
-            session.reply(1, QueryRouter.refusal(refuse));
+            session.reply(1, Errors.of(Decision.Refuse.of(refuse)));
             return;
         }
         BackendLease lease = lease(route.prepareHostgroup(), packet);
@@ -298,8 +303,9 @@ final class PreparedStatementCommands {
         switch (statement.route.sessionStatement()) {
             case "BEGIN", "START" -> {
                 String text = statement.route.digest().text();
-                if (DeferredBegin.startsTransaction(text)) {
-                    if (DeferredBegin.tryDefer(session, text, statement.sql)) {
+                if (StatementRouter.startsTransaction(text)) {
+                    if (StatementRouter.defersBegin(text, view)) {
+                        DeferredBegin.declare(session, statement.sql, StatementRouter.readOnly(text));
                         execute.release();
                         return -1;
                     }
@@ -307,8 +313,8 @@ final class PreparedStatementCommands {
                 }
             }
             case "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE" -> {
-                if (DeferredBegin.tryEndUnopened(
-                        session, statement.route.digest().text())) {
+                if (StatementRouter.endsUnopened(statement.route.digest().text(), view)) {
+                    DeferredBegin.endUnopened(session);
                     execute.release();
                     return -1;
                 }

@@ -17,7 +17,6 @@ import io.shardgate.router.merge.MergeException;
 import io.shardgate.router.merge.ShardResultMerger;
 import io.shardgate.router.merge.StreamingMerge;
 import io.shardgate.router.pool.PooledConnection;
-import io.shardgate.router.session.StatementEffects;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.RenderedSql;
@@ -130,11 +129,6 @@ final class ScatterExecution {
             this.grouped = null;
             this.responses = new ByteBuf[n];
         }
-    }
-
-    /** Refuses what a scatter cannot keep right: session effects that would land on one shard only. */
-    static String refusal(StatementEffects effects) {
-        return effects.isNone() ? null : "a statement on several hostgroups that changes session state";
     }
 
     void start() {
