@@ -6,7 +6,7 @@ import io.shardgate.protocol.type.ServerStatus;
 /**
  * A plain BEGIN answered by the router, text or prepared: it runs on each hostgroup as the setup
  * step of the transaction's first statement there, so a transaction on one shard begins and ends on
- * that shard only (see {@link FrontendSession#transactionDeclared}). Whether a BEGIN may wait, and
+ * that shard only (see {@link SessionTransaction}). Whether a BEGIN may wait, and
  * whether a COMMIT / ROLLBACK has nothing to end, is {@link io.shardgate.router.routing.StatementRouter}'s
  * decision; this answers it.
  */
@@ -14,8 +14,8 @@ final class DeferredBegin {
     private DeferredBegin() {}
 
     /** Declares the transaction begun by {@code sql} and answers the client's BEGIN with OK. */
-    static void declare(FrontendSession session, String sql, boolean readOnly) {
-        session.transactionDeclared(sql);
+    static void declare(SessionPort session, String sql, boolean readOnly) {
+        session.transaction().declared(sql);
         int flags = session.leases().statusFlags();
         if (readOnly) {
             flags |= ServerStatus.SERVER_STATUS_IN_TRANS_READONLY;
@@ -24,8 +24,8 @@ final class DeferredBegin {
     }
 
     /** Answers a COMMIT / ROLLBACK of a transaction no backend began: it ends here. */
-    static void endUnopened(FrontendSession session) {
-        session.endTransaction();
+    static void endUnopened(SessionPort session) {
+        session.transaction().end();
         session.reply(1, OkPacket.of(0, 0, session.leases().statusFlags(), 0));
     }
 }

@@ -16,7 +16,6 @@ import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.UserConfig;
-import io.shardgate.router.metrics.QueryDigestStats;
 import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.ConnectionKind;
@@ -26,7 +25,6 @@ import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
-import io.shardgate.sharding.digest.Digest;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
@@ -55,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * loop; everything here runs on it. Ownership: a {@link Packet} read from the client is either
  * written to a backend (which releases it) or released here.
  */
-final class FrontendSession extends ChannelInboundHandlerAdapter implements LeaseOwner {
+final class FrontendSession extends ChannelInboundHandlerAdapter implements LeaseOwner, SessionPort {
     private static final Logger log = LoggerFactory.getLogger(FrontendSession.class);
 
     private final FrontendServices services;
@@ -68,15 +66,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private final QueryRouter queries;
     /** The lease running the command in flight (single target), or null. */
     private BackendLease active;
-    /** The START TRANSACTION text of the open explicit transaction, replayed where it spreads. */
-    private String transactionStart;
-    /**
-     * Whether a backend has run the transaction's BEGIN. A plain BEGIN is answered by the router and
-     * reaches each hostgroup with the session's first statement there (a transaction on one shard
-     * then costs one BEGIN on that shard, not one on the home hostgroup too); until a statement has
-     * run, the transaction exists only here.
-     */
-    private boolean transactionOpened;
+    /** The explicit transaction the session is in, if any. */
+    private final SessionTransaction transaction = new SessionTransaction();
     /** Drops what a command answered by the router itself holds, if the session closes first. */
     private Runnable routedAbort;
     /** Resumes the routed command in progress when the client can take writes again, or null. */
@@ -125,14 +116,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     /** A LOCAL INFILE upload is running: client packets are file data until an empty one. */
     private boolean uploading;
 
-    /** The COM_QUERY in flight, for per-digest statistics; null when none is being timed. */
-    private Digest statementDigest;
-
-    private String statementSchema;
-    private int statementHostgroup;
-    private long statementStart;
-    /** The statement in flight is a COM_STMT_EXECUTE (else a COM_QUERY). */
-    private boolean statementPrepared;
+    /** The COM_QUERY / COM_STMT_EXECUTE in flight, timed for the metrics. */
+    private final StatementRecorder statement;
 
     private ChangeUserExchange changeUser;
     private final PreparedStatementCommands prepared;
@@ -167,6 +152,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         this.queries = new QueryRouter(this);
         this.prepared = new PreparedStatementCommands(this);
         this.cache = new SessionCache(this, services.cache());
+        this.statement = new StatementRecorder(services.metrics());
     }
 
     /** Finishes the login: the schema the client asked for must exist (MySQL checks at login). */
@@ -231,7 +217,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             return;
         }
         services.metrics().command(command);
-        statementDigest = null;
+        statement.forget();
         ErrPacket tooLong = statementTooLong(command, payload);
         if (tooLong != null) {
             packet.release();
@@ -303,19 +289,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 "Statement of " + length + " bytes is larger than server.max_statement_bytes (" + max + " bytes)");
     }
 
-    /**
-     * Borrows and aligns a connection of {@code lease}'s hostgroup, then forwards the command;
-     * {@code response} null: none comes.
-     */
-    void run(BackendLease lease, Packet packet, Response response, StatementEffects effects, boolean insert) {
-        run(lease, packet, response, effects, insert, false);
-    }
-
-    /**
-     * As {@link #run(BackendLease, Packet, Response, StatementEffects, boolean)}; {@code read}: the
-     * statement changes no data, so it may run again if its connection is lost unanswered.
-     */
-    void run(
+    @Override
+    public void run(
             BackendLease lease,
             Packet packet,
             Response response,
@@ -348,26 +323,13 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 && effects.schema() == null;
     }
 
-    /**
-     * Marks a command in progress and borrows a connection of {@code lease}'s hostgroup aligned to
-     * the session (and inside its transaction) for it; {@code then} runs unless the command was
-     * answered already (no connection, session closed).
-     */
-    void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
-        withConnection(lease, packet, then, false);
-    }
-
-    /**
-     * As {@link #withConnection(BackendLease, Packet, Consumer)}; when {@code retryable}, the
-     * command is kept until its response starts and runs once more, {@code then} again on a fresh
-     * connection, if the one borrowed for it was dead before the server read it.
-     */
-    void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then, boolean retryable) {
+    @Override
+    public void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then, boolean retryable) {
         busy = true;
         active = lease;
         dropResend();
         retries = 0;
-        if (retryable && transactionStart == null) {
+        if (retryable && transaction.start() == null) {
             // (inside a transaction the retry would have to replay its BEGIN: not worth it)
             resend = packet.retain();
             resendThen = then;
@@ -383,12 +345,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         // it at the first execution, mid-transaction) must not begin it on the hostgroup it goes to
         int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
         String begin = command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code()
-                ? transactionStart
+                ? transaction.start()
                 : null;
         lease.acquire(desired, begin, (connection, error) -> {
             if (proceed(error)) {
                 if (begin != null) {
-                    transactionReached();
+                    transaction.reached();
                 }
                 resendSentNanos = System.nanoTime();
                 then.accept(connection);
@@ -405,16 +367,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
     }
 
-    /**
-     * Marks a command in progress that the router answers from several connections itself
-     * ({@link ScatterExecution}, multi-hostgroup COMMIT); it calls {@link #finishRouted} at the end.
-     */
-    void startRouted(Runnable abort) {
-        startRouted(abort, null);
-    }
-
-    /** As {@link #startRouted(Runnable)}; {@code writable} runs when the client can take writes again. */
-    void startRouted(Runnable abort, Runnable writable) {
+    @Override
+    public void startRouted(Runnable abort, Runnable writable) {
         busy = true;
         active = null;
         routedAbort = abort;
@@ -432,15 +386,16 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         drain();
     }
 
-    SessionCache cache() {
+    @Override
+    public SessionCache cache() {
         return cache;
     }
 
-    /** A command started with {@link #startRouted} was answered with {@code response} (framed, released here). */
-    void finishRouted(ByteBuf response) {
+    @Override
+    public void finishRouted(ByteBuf response) {
         cache.routedResponse(response);
         busy = false;
-        statementEnded(false);
+        statement.ended(false);
         routedAbort = null;
         routedWritable = null;
         prepared.commandFinished();
@@ -454,57 +409,16 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         drain();
     }
 
-    /** A COM_QUERY or COM_STMT_EXECUTE of shape {@code digest} starts (timed until its answer ends). */
-    void statementStarted(String schema, Digest digest, boolean prepared) {
-        statementDigest = digest;
-        statementPrepared = prepared;
-        statementSchema = schema;
-        statementHostgroup = QueryDigestStats.SEVERAL_HOSTGROUPS;
-        statementStart = System.nanoTime();
-    }
-
-    /** The statement in flight runs on one hostgroup. */
-    void statementRoutedTo(int hostgroup) {
-        statementHostgroup = hostgroup;
-    }
-
-    private void statementEnded(boolean error) {
-        statementEnded(error, 0, 0);
-    }
-
-    /** The statement in flight ended; {@code rowsSent} and {@code rowsAffected} as its backend answered. */
-    private void statementEnded(boolean error, long rowsSent, long rowsAffected) {
-        if (statementDigest != null) {
-            long nanos = System.nanoTime() - statementStart;
-            services.metrics().statement(statementHostgroup, statementPrepared, nanos, error);
-            services.metrics()
-                    .digests()
-                    .record(
-                            statementSchema,
-                            statementDigest.hash(),
-                            statementDigest.text(),
-                            statementHostgroup,
-                            nanos,
-                            error,
-                            rowsSent,
-                            rowsAffected);
-            statementDigest = null;
-        }
+    @Override
+    public StatementRecorder statement() {
+        return statement;
     }
 
     /** An explicit transaction ends with the last connection that has it open. */
     private void afterStatement() {
-        if (transactionStart != null
-                && transactionOpened
-                && leases.inTransaction(null).isEmpty()) {
-            endTransaction();
+        if (transaction.opened() && leases.inTransaction(null).isEmpty()) {
+            transaction.end();
         }
-    }
-
-    /** The session's transaction is over (committed, rolled back, or ended by a reset). */
-    void endTransaction() {
-        transactionStart = null;
-        transactionOpened = false;
     }
 
     /** False (the command answered or dropped) when the session closed or no connection came. */
@@ -524,14 +438,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         return true;
     }
 
-    /**
-     * Answers the command in progress with {@code error} instead of a backend's response; its
-     * packet, if not sent yet, is released.
-     */
-    void fail(ErrPacket error) {
+    @Override
+    public void fail(ErrPacket error) {
         releaseUnsent();
         busy = false;
-        statementEnded(true);
+        statement.ended(true);
         prepared.commandFinished();
         reply(1, error);
         leases.releaseIfFree();
@@ -539,7 +450,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         drain();
     }
 
-    void send(PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
+    @Override
+    public void send(
+            PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
         if (packet == unsent) {
             unsent = null; // the backend's encoder releases it now
         }
@@ -589,12 +502,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
         busy = false;
         if (lease.current() != null) {
-            statementEnded(
+            statement.ended(
                     error,
                     lease.current().relay().rows(),
                     lease.current().relay().affectedRows());
         } else {
-            statementEnded(error);
+            statement.ended(error);
         }
         lease.afterResponse(statusFlags, inFlightInsert && !error);
         afterStatement();
@@ -620,7 +533,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         leases.clearStickyPins();
         lastInsertId.reset();
         prepared.clear();
-        endTransaction();
+        transaction.end();
         desired = SessionVariables.initial(desired.schema());
         BackendLease home = home();
         for (BackendLease other : leases.all()) {
@@ -740,7 +653,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private void answerInFlight(int sequenceId, ErrPacket error) {
         inFlightEffects = StatementEffects.NONE;
         busy = false;
-        statementEnded(true);
+        statement.ended(true);
         prepared.commandFinished();
         reply(sequenceId, error);
         leases.releaseIfFree();
@@ -781,7 +694,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         String schema =
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
         leases.clearStickyPins();
-        endTransaction();
+        transaction.end();
         leases.kind(new ConnectionKind(
                 capabilities.flags() & BackendConnector.RESULT_FORMAT,
                 capabilities.mariaDbFlags(),
@@ -803,8 +716,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         home().acquire(desired, (connection, error) -> finish.accept(error));
     }
 
-    /** The lease of the current schema's default hostgroup: session commands and unrouted ones go there. */
-    BackendLease home() {
+    @Override
+    public BackendLease home() {
         return leases.get(services.routing().current().homeOf(desired.schema()));
     }
 
@@ -844,63 +757,48 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 relaying == null ? null : relaying.channel().config().isAutoRead());
     }
 
-    LastInsertId lastInsertId() {
+    @Override
+    public LastInsertId lastInsertId() {
         return lastInsertId;
     }
 
-    SessionLeases leases() {
+    @Override
+    public SessionLeases leases() {
         return leases;
     }
 
-    FrontendServices services() {
+    @Override
+    public FrontendServices services() {
         return services;
     }
 
-    SessionVariables desired() {
+    @Override
+    public SessionVariables desired() {
         return desired;
     }
 
-    UserConfig user() {
+    @Override
+    public UserConfig user() {
         return user;
     }
 
-    Capabilities capabilities() {
+    @Override
+    public Capabilities capabilities() {
         return capabilities;
     }
 
-    String transactionStart() {
-        return transactionStart;
-    }
-
-    /** An explicit START TRANSACTION / BEGIN runs on the home hostgroup: spread it where statements go. */
-    void transactionStarted(String sql) {
-        transactionStart = sql;
-        transactionOpened = true;
-    }
-
-    /**
-     * A plain BEGIN answered by the router: {@code sql} runs on each hostgroup before the session's
-     * first statement there (see {@link #transactionOpened}).
-     */
-    void transactionDeclared(String sql) {
-        transactionStart = sql;
-        transactionOpened = false;
+    @Override
+    public SessionTransaction transaction() {
+        return transaction;
     }
 
     @Override
     public boolean transactionOnlyDeclared() {
-        return transactionStart != null && !transactionOpened;
+        return transaction.onlyDeclared();
     }
 
-    /** A statement of the transaction got its connection, with the BEGIN run there if it was needed. */
-    void transactionReached() {
-        if (transactionStart != null && !transactionOpened) {
-            transactionOpened = true;
-        }
-    }
-
-    /** Answers the command with a small text result set the router builds itself. */
-    void replyRows(List<TextResultSet.Column> columns, List<List<Object>> rows) {
+    @Override
+    public void replyRows(List<TextResultSet.Column> columns, List<List<Object>> rows) {
         ctx.writeAndFlush(
                 TextResultSet.write(ctx.alloc(), capabilities, columns, rows, leases.statusFlags()), ctx.voidPromise());
     }
@@ -909,21 +807,24 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         ctx.writeAndFlush(frame, ctx.voidPromise());
     }
 
-    /** Part of a merged answer ({@link #finishRouted} ends it): the result cache may collect it. */
-    void writeRouted(ByteBuf frames) {
+    @Override
+    public void writeRouted(ByteBuf frames) {
         cache.routedPart(frames);
         ctx.writeAndFlush(frames, ctx.voidPromise());
     }
 
-    ByteBuf frame(int sequenceId, Consumer<ByteBuf> payload) {
+    @Override
+    public ByteBuf frame(int sequenceId, Consumer<ByteBuf> payload) {
         return PacketWriter.frame(ctx.alloc(), sequenceId, 64, payload);
     }
 
-    void reply(int sequenceId, OkPacket ok) {
+    @Override
+    public void reply(int sequenceId, OkPacket ok) {
         ctx.writeAndFlush(frame(sequenceId, out -> ok.write(out, capabilities)), ctx.voidPromise());
     }
 
-    void reply(int sequenceId, ErrPacket error) {
+    @Override
+    public void reply(int sequenceId, ErrPacket error) {
         services.metrics().error(error.code());
         cache.commandEnded(true);
         ctx.writeAndFlush(frame(sequenceId, error::write), ctx.voidPromise());

@@ -12,9 +12,9 @@ import java.util.Set;
  * life with nothing copied per statement. Event-loop confined, like the session.
  */
 final class LiveSessionView implements SessionView {
-    private final FrontendSession session;
+    private final SessionPort session;
 
-    LiveSessionView(FrontendSession session) {
+    LiveSessionView(SessionPort session) {
         this.session = session;
     }
 
@@ -31,7 +31,7 @@ final class LiveSessionView implements SessionView {
 
     @Override
     public boolean transactionOnlyDeclared() {
-        return session.transactionOnlyDeclared();
+        return session.transaction().onlyDeclared();
     }
 
     @Override

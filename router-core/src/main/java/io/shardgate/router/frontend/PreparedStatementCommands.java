@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * session's event loop.
  */
 final class PreparedStatementCommands {
-    private final FrontendSession session;
+    private final SessionPort session;
     private final SessionView view;
     private final PreparedStatements statements = new PreparedStatements();
     /** SQL of the COM_STMT_PREPARE in flight, registered when its COM_STMT_PREPARE_OK passes. */
@@ -41,7 +41,7 @@ final class PreparedStatementCommands {
     /** The router's LAST_INSERT_ID() to give the backend before the current execution, or 0. */
     private long routerLastInsertId;
 
-    PreparedStatementCommands(FrontendSession session) {
+    PreparedStatementCommands(SessionPort session) {
         this.session = session;
         this.view = new LiveSessionView(session);
     }
@@ -136,7 +136,7 @@ final class PreparedStatementCommands {
             }
             statement.lastHostgroup = hostgroup;
         } else if (command == Command.COM_STMT_EXECUTE) {
-            session.statementStarted(session.desired().schema(), statement.route.digest(), true);
+            session.statement().started(session.desired().schema(), statement.route.digest(), true);
             routerLastInsertId = routerLastInsertId(statement);
             if (routerLastInsertId < 0) {
                 packet.release();
@@ -166,7 +166,7 @@ final class PreparedStatementCommands {
                 return; // answered
             }
             statement.lastHostgroup = hostgroup;
-            session.statementRoutedTo(hostgroup);
+            session.statement().routedTo(hostgroup);
         } else if (command == Command.COM_STMT_SEND_LONG_DATA) {
             if (statement.longDataHostgroup < 0) {
                 statement.longDataHostgroup = statement.route.prepareHostgroup();
@@ -188,7 +188,8 @@ final class PreparedStatementCommands {
             return;
         }
         long lastInsertId = command == Command.COM_STMT_EXECUTE ? routerLastInsertId : 0;
-        // an execution on a connection borrowed for it runs again if that one was dead (see FrontendSession)
+        // an execution on a connection borrowed for it runs again if that one was dead (see
+        // FrontendSession#backendLost)
         boolean retryable = command == Command.COM_STMT_EXECUTE
                 && statement.route.sessionStatement() == null
                 && statement.route.reads()
@@ -254,7 +255,7 @@ final class PreparedStatementCommands {
     /**
      * Runs {@code internal} with {@code text} on the lease's connection ahead of the client's
      * command: when the backend refuses it, the client gets the backend's error ({@link
-     * FrontendSession#fail} drops the command); otherwise {@code then} reads the framed response.
+     * SessionPort#fail} drops the command); otherwise {@code then} reads the framed response.
      */
     private void runBefore(
             BackendLease lease, Command internal, String text, Response expected, Consumer<ByteBuf> then) {
@@ -309,7 +310,7 @@ final class PreparedStatementCommands {
                         execute.release();
                         return -1;
                     }
-                    session.transactionStarted(statement.sql);
+                    session.transaction().started(statement.sql);
                 }
             }
             case "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE" -> {

@@ -36,10 +36,10 @@ import java.util.List;
  * One instance per session, used on its event loop.
  */
 final class QueryRouter {
-    private final FrontendSession session;
+    private final SessionPort session;
     private final SessionView view;
 
-    QueryRouter(FrontendSession session) {
+    QueryRouter(SessionPort session) {
         this.session = session;
         this.view = new LiveSessionView(session);
     }
@@ -64,7 +64,7 @@ final class QueryRouter {
         RuleSnapshot rules = session.services().routing().current();
         String schema = session.desired().schema();
         Digest digest = Digest.of(sql);
-        session.statementStarted(schema, digest, false);
+        session.statement().started(schema, digest, false);
         QueryRuleMatch rule = rules.matchQueryRules(session.user().name(), schema, digest.text());
         Packet queried = packet;
         String queriedSql = sql;
@@ -120,7 +120,7 @@ final class QueryRouter {
         if (decision.multiplexOff()) {
             lease.pin(EnumSet.of(PinReason.QUERY_RULE));
         }
-        session.statementRoutedTo(hostgroup);
+        session.statement().routedTo(hostgroup);
         Packet send = packet;
         if (decision.rewritten() != null) {
             String sql = decision.rewritten().sql();
@@ -157,7 +157,7 @@ final class QueryRouter {
             // second BEGIN as the lease's setup step)
             session.run(home, packet, Response.RESULT_SET, facts.effects(), false);
             if (onHome.beginsTransaction()) {
-                session.transactionStarted(digest.sql());
+                session.transaction().started(digest.sql());
             }
         } else if (decision instanceof Decision.DeclareTransaction declare) {
             DeferredBegin.declare(session, digest.sql(), declare.readOnly());
