@@ -148,7 +148,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 capabilities.mariaDbFlags(),
                 characterSet,
                 schema);
-        this.leases = new SessionLeases(services.hostgroups(), loop, kind, this);
+        this.leases = new SessionLeases(services.hostgroups(), loop, kind, this, transaction);
         this.queries = new QueryRouter(this);
         this.prepared = new PreparedStatementCommands(this);
         this.cache = new SessionCache(this, services.cache());
@@ -790,11 +790,6 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     @Override
     public SessionTransaction transaction() {
         return transaction;
-    }
-
-    @Override
-    public boolean transactionOnlyDeclared() {
-        return transaction.onlyDeclared();
     }
 
     @Override
