@@ -30,7 +30,6 @@ import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,13 +82,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private StatementEffects inFlightEffects = StatementEffects.NONE;
 
     private boolean inFlightInsert;
-    /**
-     * The statement in flight, kept (one reference) until its response starts so it can run once
-     * more on a fresh connection if the borrowed one was dead; null when it cannot be retried.
-     */
-    private Packet resend;
-
-    private Consumer<PooledConnection> resendThen;
+    /** The statement in flight, kept to run again if the connection borrowed for it was dead. */
+    private final StatementRetry retry = new StatementRetry();
     /**
      * The client's command from {@link #withConnection} until it is written to a backend (which
      * releases it) or answered: one reference owned here rather than by the callbacks of the
@@ -97,22 +91,6 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
      * closed session drops those callbacks unrun.
      */
     private Packet unsent;
-    /** How often the command in flight ran again (see {@link #backendLost}). */
-    private int retries;
-
-    /** When the statement in flight went to its current connection (System.nanoTime()). */
-    private long resendSentNanos;
-
-    /** Attempts of a retryable statement at most, the first included. */
-    static final int MAX_TRIES = 3;
-    /**
-     * How soon after sending a connection loss still counts as "dead before the server read the
-     * statement". MySQL gives no acknowledgement, and a pooled connection the server closed while
-     * idle looks the same as a statement the server read and was then killed (KILL, a crash): both
-     * end in a bare close. The first is noticed within a round trip and an event-loop turn; an
-     * operator's KILL of a running query comes later, and that query must fail, not run again.
-     */
-    static final long RETRY_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** A LOCAL INFILE upload is running: client packets are file data until an empty one. */
     private boolean uploading;
 
@@ -305,35 +283,15 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 lease,
                 packet,
                 connection -> send(connection, packet, response, effects, insert),
-                read && retryable(lease, response, effects));
-    }
-
-    /**
-     * Whether the statement may run again on another connection if the one just borrowed for it
-     * is lost before any byte of the response arrived (a pooled connection the server killed or
-     * timed out while the router was about to use it): it carries no session state. {@link
-     * #backendLost} retries only statements that change no data, because a server that read one
-     * and died before answering may have run it; a read run twice is harmless.
-     */
-    private static boolean retryable(BackendLease lease, Response response, StatementEffects effects) {
-        return lease.current() == null
-                && response != null
-                && effects.pins().isEmpty()
-                && effects.variables().isEmpty()
-                && effects.schema() == null;
+                read && StatementRetry.eligible(lease, response, effects));
     }
 
     @Override
     public void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then, boolean retryable) {
         busy = true;
         active = lease;
-        dropResend();
-        retries = 0;
-        if (retryable && transaction.start() == null) {
-            // (inside a transaction the retry would have to replay its BEGIN: not worth it)
-            resend = packet.retain();
-            resendThen = then;
-        }
+        // (inside a transaction the retry would have to replay its BEGIN: not worth it)
+        retry.start(packet, then, retryable && transaction.start() == null);
         acquire(lease, packet, then);
     }
 
@@ -352,7 +310,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 if (begin != null) {
                     transaction.reached();
                 }
-                resendSentNanos = System.nanoTime();
+                retry.sent();
                 then.accept(connection);
             }
         });
@@ -424,7 +382,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     /** False (the command answered or dropped) when the session closed or no connection came. */
     private boolean proceed(ErrPacket error) {
         if (closed || error != null) {
-            dropResend();
+            retry.drop();
         }
         if (closed) {
             releaseUnsent();
@@ -478,7 +436,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     private void finishCommand(int statusFlags, boolean error) {
-        dropResend();
+        retry.drop();
         StatementEffects effects = inFlightEffects;
         inFlightEffects = StatementEffects.NONE;
         prepared.commandFinished();
@@ -577,29 +535,23 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         if (running
                 && !pinned
                 && lease == active
-                && resend != null
+                && retry.kept()
                 && unread
                 && !lease.writingStatement()
                 // a setup step was cut: the client's statement itself never left the router
-                && (setup || System.nanoTime() - resendSentNanos < RETRY_WINDOW_NANOS)) {
+                && (setup || retry.withinWindow())) {
             // the connection was dead before the server read the statement (a pooled connection
             // killed or timed out on the server): run it on a fresh one, the client sees nothing
             log.debug("connection {}: {}; running the statement again on another connection", connectionId, reason);
-            Packet again = resend;
-            Consumer<PooledConnection> then = resendThen;
-            if (++retries < MAX_TRIES) {
-                resend = again.retain(); // a server that dropped several connections at once: try again
-            } else {
-                resend = null;
-                resendThen = null;
-            }
+            Consumer<PooledConnection> then = retry.then();
+            Packet again = retry.next();
             services.metrics().statementRetried();
             // borrow after the loop's pending I/O: the closes of other pooled connections the
             // server dropped at the same moment are seen first, so those are not borrowed next
             ctx.channel().eventLoop().execute(() -> acquire(lease, again, then));
             return;
         }
-        dropResend();
+        retry.drop();
         if (running || pinned) {
             log.warn(
                     "connection {}: {} ({})",
@@ -843,16 +795,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         ctx.close();
     }
 
-    private void dropResend() {
-        if (resend != null) {
-            resend.release();
-            resend = null;
-            resendThen = null;
-        }
-    }
-
     private void releaseWaiting() {
-        dropResend();
+        retry.drop();
         releaseUnsent();
         cache.sessionClosed();
         routedWritable = null;
