@@ -1,8 +1,14 @@
 package io.shardgate.benchmarks;
 
+import io.shardgate.router.routing.Decision;
+import io.shardgate.router.routing.SessionView;
+import io.shardgate.router.routing.StatementFacts;
+import io.shardgate.router.routing.StatementRouter;
+import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.key.KeyGenerator;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.PlanCache;
 import io.shardgate.sharding.plan.Planner;
@@ -10,6 +16,8 @@ import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.plan.Values;
 import io.shardgate.sharding.rule.QueryRuleMatch;
 import io.shardgate.sharding.rule.RuleSnapshot;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -23,14 +31,16 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * The router's whole per-statement routing decision for a sysbench point select on a table-sharded
- * sbtest1, in the order QueryRouter takes it: EXPLAIN SHARDGATE check, digest, query rules, the
- * statement scan (pins, USE), plan-cache hit, targets; the client's packet is then forwarded as it
- * is (no rewrite: the plan keeps the SQL), so nothing is re-encoded.
+ * sbtest1, through the code QueryRouter runs: {@link StatementRouter#answeredLocally} (the EXPLAIN
+ * SHARDGATE gate), digest, query rules, plan-cache hit, the statement's facts (statement scan,
+ * INSERT check) and {@link StatementRouter#decide}; the client's packet is then forwarded as it is
+ * (no rewrite: the plan keeps the SQL), so nothing is re-encoded.
  *
- * <p>{@code route} is that path as it is now; {@code routeAsBefore} the same with what it did
- * before (an EXPLAIN regex {@code Matcher} on every statement and a {@link Values} built for
- * every statement, even for a route whose targets were fixed at planning); {@code baselineDigest}
- * the digest alone. Read allocation with {@code -prof gc}.
+ * <p>{@code route} is that path; {@code routeAsBefore} a frozen copy of what QueryRouter did before
+ * the EXPLAIN gate and the fixed-target shortcut (an EXPLAIN regex {@code Matcher} on every
+ * statement and a {@link Values} built for every statement, even for a route whose targets were
+ * fixed at planning), kept as the baseline it was measured against; {@code baselineDigest} the
+ * digest alone. Read allocation with {@code -prof gc}.
  *
  * <pre>java -jar benchmarks/target/benchmarks.jar RoutingStepBenchmark -prof gc</pre>
  */
@@ -42,6 +52,12 @@ public class RoutingStepBenchmark {
     /** The pattern QueryRouter matched every statement against before it gated it on the first word. */
     private static final Pattern EXPLAIN =
             Pattern.compile("^\\s*EXPLAIN\\s+SHARDGATE\\s+(.+)$", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+    /** A client session in sbtest holding no connection, outside any transaction. */
+    private static final SessionView IDLE = new IdleSession(SysbenchRules.SCHEMA);
+    /** Point selects never draw generated keys. */
+    private static final KeyGenerator NO_KEYS = count -> {
+        throw new IllegalStateException("a point select drew " + count + " generated keys");
+    };
 
     private RuleSnapshot rules;
     private PlanCache cache;
@@ -54,15 +70,15 @@ public class RoutingStepBenchmark {
         cache = new PlanCache(new Planner(), 10_000);
         for (int i = 0; i < IDS; i++) {
             statements[i] = Statements.pointSelect(1 + 7919 * i);
-            Targets t = route(statements[i], null);
-            if (t.targets().size() != 1 || t.targets().get(0).hostgroup() != 10) {
-                throw new IllegalStateException(statements[i] + " must go to hostgroup 10, planned " + t);
+            Decision d = route(statements[i], null);
+            if (!(d instanceof Decision.Single single) || single.hostgroup() != 10 || single.rewritten() != null) {
+                throw new IllegalStateException(statements[i] + " must go to hostgroup 10 as it is, decided " + d);
             }
         }
     }
 
     @Benchmark
-    public Targets route(Blackhole bh) {
+    public Decision route(Blackhole bh) {
         return route(statements[next++ & (IDS - 1)], bh);
     }
 
@@ -86,27 +102,46 @@ public class RoutingStepBenchmark {
         return Digest.of(statements[next++ & (IDS - 1)]);
     }
 
-    private Targets route(String sql, Blackhole bh) {
-        if (startsWithExplain(sql) && EXPLAIN.matcher(sql).matches()) {
-            throw new IllegalStateException();
+    /** QueryRouter.route up to the decision (the result cache is off, as in the sysbench runs). */
+    private Decision route(String sql, Blackhole bh) {
+        if (StatementRouter.answeredLocally(sql, IDLE) != null) {
+            throw new IllegalStateException(sql + " is answered by the router");
         }
         Digest digest = Digest.of(sql);
         QueryRuleMatch rule = rules.matchQueryRules("app", SysbenchRules.SCHEMA, digest.text());
-        StatementEffects effects = StatementScanner.scan(sql);
+        Plan plan = StatementRouter.plans(rule) ? cache.get(digest, SysbenchRules.SCHEMA, rules) : null;
+        StatementFacts facts = StatementFacts.of(sql, digest, rule, plan);
         if (bh != null) {
-            bh.consume(rule);
-            bh.consume(effects);
+            bh.consume(facts); // the executor reads the effects and INSERT-ness when it runs the statement
         }
-        Plan plan = cache.get(digest, SysbenchRules.SCHEMA, rules);
-        return plan.targets(digest, rules);
+        return StatementRouter.decide(facts, rules, IDLE, NO_KEYS);
     }
 
-    /** QueryRouter's gate (package-private there). */
-    private static boolean startsWithExplain(String sql) {
-        int i = 0;
-        while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
-            i++;
+    /** A session that holds nothing: what a multiplexed sysbench client looks like between statements. */
+    private record IdleSession(String schema) implements SessionView {
+        @Override
+        public boolean holdsConnection(int hostgroup) {
+            return false;
         }
-        return sql.regionMatches(true, i, "EXPLAIN", 0, 7);
+
+        @Override
+        public boolean transactionOnlyDeclared() {
+            return false;
+        }
+
+        @Override
+        public List<Integer> transactionHostgroups() {
+            return List.of();
+        }
+
+        @Override
+        public Set<PinReason> pins() {
+            return Set.of();
+        }
+
+        @Override
+        public long lastInsertId() {
+            return 0;
+        }
     }
 }

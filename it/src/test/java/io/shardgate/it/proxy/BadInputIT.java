@@ -385,7 +385,7 @@ class BadInputIT {
                 assertThat(BackendSessions.awaitStatement(cluster, backendId, "SELECT SLEEP(10)"))
                         .as("backend connection %d runs the SLEEP", backendId)
                         .isTrue();
-                // a loss within 50 ms of sending (FrontendSession.RETRY_WINDOW_NANOS) counts as a
+                // a loss within 50 ms of sending (StatementRetry.RETRY_WINDOW_NANOS) counts as a
                 // pooled connection that was dead before the server read it, and a read runs again:
                 // this is an operator killing a query that has been running for a while
                 Thread.sleep(200);

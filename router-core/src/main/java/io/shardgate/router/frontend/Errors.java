@@ -2,6 +2,7 @@ package io.shardgate.router.frontend;
 
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.routing.Decision;
 
 /** ERR packets the router composes itself, with its own wording. */
 final class Errors {
@@ -14,6 +15,11 @@ final class Errors {
 
     /** ER_NOT_SUPPORTED_YET: "This version of Shardgate doesn't yet support '...'". */
     static ErrPacket notSupported(String what) {
-        return of(ErrorCode.ER_NOT_SUPPORTED_YET, "This version of Shardgate doesn't yet support '" + what + "'");
+        return of(Decision.Refuse.notSupported(what));
+    }
+
+    /** The ERR of a refused statement. */
+    static ErrPacket of(Decision.Refuse refuse) {
+        return new ErrPacket(refuse.code(), refuse.sqlState(), refuse.message());
     }
 }

@@ -16,22 +16,20 @@ import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.UserConfig;
-import io.shardgate.router.metrics.QueryDigestStats;
 import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
-import io.shardgate.sharding.digest.Digest;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * loop; everything here runs on it. Ownership: a {@link Packet} read from the client is either
  * written to a backend (which releases it) or released here.
  */
-final class FrontendSession extends ChannelInboundHandlerAdapter implements LeaseOwner {
+final class FrontendSession extends ChannelInboundHandlerAdapter implements LeaseOwner, SessionPort {
     private static final Logger log = LoggerFactory.getLogger(FrontendSession.class);
 
     private final FrontendServices services;
@@ -67,15 +65,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private final QueryRouter queries;
     /** The lease running the command in flight (single target), or null. */
     private BackendLease active;
-    /** The START TRANSACTION text of the open explicit transaction, replayed where it spreads. */
-    private String transactionStart;
-    /**
-     * Whether a backend has run the transaction's BEGIN. A plain BEGIN is answered by the router and
-     * reaches each hostgroup with the session's first statement there (a transaction on one shard
-     * then costs one BEGIN on that shard, not one on the home hostgroup too); until a statement has
-     * run, the transaction exists only here.
-     */
-    private boolean transactionOpened;
+    /** The explicit transaction the session is in, if any. */
+    private final SessionTransaction transaction = new SessionTransaction();
     /** Drops what a command answered by the router itself holds, if the session closes first. */
     private Runnable routedAbort;
     /** Resumes the routed command in progress when the client can take writes again, or null. */
@@ -91,13 +82,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private StatementEffects inFlightEffects = StatementEffects.NONE;
 
     private boolean inFlightInsert;
-    /**
-     * The statement in flight, kept (one reference) until its response starts so it can run once
-     * more on a fresh connection if the borrowed one was dead; null when it cannot be retried.
-     */
-    private Packet resend;
-
-    private Consumer<PooledConnection> resendThen;
+    /** The statement in flight, kept to run again if the connection borrowed for it was dead. */
+    private final StatementRetry retry = new StatementRetry();
     /**
      * The client's command from {@link #withConnection} until it is written to a backend (which
      * releases it) or answered: one reference owned here rather than by the callbacks of the
@@ -105,33 +91,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
      * closed session drops those callbacks unrun.
      */
     private Packet unsent;
-    /** How often the command in flight ran again (see {@link #backendLost}). */
-    private int retries;
-
-    /** When the statement in flight went to its current connection (System.nanoTime()). */
-    private long resendSentNanos;
-
-    /** Attempts of a retryable statement at most, the first included. */
-    static final int MAX_TRIES = 3;
-    /**
-     * How soon after sending a connection loss still counts as "dead before the server read the
-     * statement". MySQL gives no acknowledgement, and a pooled connection the server closed while
-     * idle looks the same as a statement the server read and was then killed (KILL, a crash): both
-     * end in a bare close. The first is noticed within a round trip and an event-loop turn; an
-     * operator's KILL of a running query comes later, and that query must fail, not run again.
-     */
-    static final long RETRY_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** A LOCAL INFILE upload is running: client packets are file data until an empty one. */
     private boolean uploading;
 
-    /** The COM_QUERY in flight, for per-digest statistics; null when none is being timed. */
-    private Digest statementDigest;
-
-    private String statementSchema;
-    private int statementHostgroup;
-    private long statementStart;
-    /** The statement in flight is a COM_STMT_EXECUTE (else a COM_QUERY). */
-    private boolean statementPrepared;
+    /** The COM_QUERY / COM_STMT_EXECUTE in flight, timed for the metrics. */
+    private final StatementRecorder statement;
 
     private ChangeUserExchange changeUser;
     private final PreparedStatementCommands prepared;
@@ -162,10 +126,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 capabilities.mariaDbFlags(),
                 characterSet,
                 schema);
-        this.leases = new SessionLeases(services.hostgroups(), loop, kind, this);
+        this.leases = new SessionLeases(services.hostgroups(), loop, kind, this, transaction);
         this.queries = new QueryRouter(this);
         this.prepared = new PreparedStatementCommands(this);
         this.cache = new SessionCache(this, services.cache());
+        this.statement = new StatementRecorder(services.metrics());
     }
 
     /** Finishes the login: the schema the client asked for must exist (MySQL checks at login). */
@@ -230,7 +195,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             return;
         }
         services.metrics().command(command);
-        statementDigest = null;
+        statement.forget();
         ErrPacket tooLong = statementTooLong(command, payload);
         if (tooLong != null) {
             packet.release();
@@ -302,19 +267,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 "Statement of " + length + " bytes is larger than server.max_statement_bytes (" + max + " bytes)");
     }
 
-    /**
-     * Borrows and aligns a connection of {@code lease}'s hostgroup, then forwards the command;
-     * {@code response} null: none comes.
-     */
-    void run(BackendLease lease, Packet packet, Response response, StatementEffects effects, boolean insert) {
-        run(lease, packet, response, effects, insert, false);
-    }
-
-    /**
-     * As {@link #run(BackendLease, Packet, Response, StatementEffects, boolean)}; {@code read}: the
-     * statement changes no data, so it may run again if its connection is lost unanswered.
-     */
-    void run(
+    @Override
+    public void run(
             BackendLease lease,
             Packet packet,
             Response response,
@@ -329,48 +283,15 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 lease,
                 packet,
                 connection -> send(connection, packet, response, effects, insert),
-                read && retryable(lease, response, effects));
+                read && StatementRetry.eligible(lease, response, effects));
     }
 
-    /**
-     * Whether the statement may run again on another connection if the one just borrowed for it
-     * is lost before any byte of the response arrived (a pooled connection the server killed or
-     * timed out while the router was about to use it): it carries no session state. {@link
-     * #backendLost} retries only statements that change no data, because a server that read one
-     * and died before answering may have run it; a read run twice is harmless.
-     */
-    private static boolean retryable(BackendLease lease, Response response, StatementEffects effects) {
-        return lease.current() == null
-                && response != null
-                && effects.pins().isEmpty()
-                && effects.variables().isEmpty()
-                && effects.schema() == null;
-    }
-
-    /**
-     * Marks a command in progress and borrows a connection of {@code lease}'s hostgroup aligned to
-     * the session (and inside its transaction) for it; {@code then} runs unless the command was
-     * answered already (no connection, session closed).
-     */
-    void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
-        withConnection(lease, packet, then, false);
-    }
-
-    /**
-     * As {@link #withConnection(BackendLease, Packet, Consumer)}; when {@code retryable}, the
-     * command is kept until its response starts and runs once more, {@code then} again on a fresh
-     * connection, if the one borrowed for it was dead before the server read it.
-     */
-    void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then, boolean retryable) {
+    @Override
+    public void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then, boolean retryable) {
         busy = true;
         active = lease;
-        dropResend();
-        retries = 0;
-        if (retryable && transactionStart == null) {
-            // (inside a transaction the retry would have to replay its BEGIN: not worth it)
-            resend = packet.retain();
-            resendThen = then;
-        }
+        // (inside a transaction the retry would have to replay its BEGIN: not worth it)
+        retry.start(packet, then, retryable && transaction.start() == null);
         acquire(lease, packet, then);
     }
 
@@ -382,14 +303,14 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         // it at the first execution, mid-transaction) must not begin it on the hostgroup it goes to
         int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
         String begin = command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code()
-                ? transactionStart
+                ? transaction.start()
                 : null;
         lease.acquire(desired, begin, (connection, error) -> {
             if (proceed(error)) {
                 if (begin != null) {
-                    transactionReached();
+                    transaction.reached();
                 }
-                resendSentNanos = System.nanoTime();
+                retry.sent();
                 then.accept(connection);
             }
         });
@@ -404,16 +325,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
     }
 
-    /**
-     * Marks a command in progress that the router answers from several connections itself
-     * ({@link ScatterExecution}, multi-hostgroup COMMIT); it calls {@link #finishRouted} at the end.
-     */
-    void startRouted(Runnable abort) {
-        startRouted(abort, null);
-    }
-
-    /** As {@link #startRouted(Runnable)}; {@code writable} runs when the client can take writes again. */
-    void startRouted(Runnable abort, Runnable writable) {
+    @Override
+    public void startRouted(Runnable abort, Runnable writable) {
         busy = true;
         active = null;
         routedAbort = abort;
@@ -431,15 +344,16 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         drain();
     }
 
-    SessionCache cache() {
+    @Override
+    public SessionCache cache() {
         return cache;
     }
 
-    /** A command started with {@link #startRouted} was answered with {@code response} (framed, released here). */
-    void finishRouted(ByteBuf response) {
+    @Override
+    public void finishRouted(ByteBuf response) {
         cache.routedResponse(response);
         busy = false;
-        statementEnded(false);
+        statement.ended(false);
         routedAbort = null;
         routedWritable = null;
         prepared.commandFinished();
@@ -453,63 +367,22 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         drain();
     }
 
-    /** A COM_QUERY or COM_STMT_EXECUTE of shape {@code digest} starts (timed until its answer ends). */
-    void statementStarted(String schema, Digest digest, boolean prepared) {
-        statementDigest = digest;
-        statementPrepared = prepared;
-        statementSchema = schema;
-        statementHostgroup = QueryDigestStats.SEVERAL_HOSTGROUPS;
-        statementStart = System.nanoTime();
-    }
-
-    /** The statement in flight runs on one hostgroup. */
-    void statementRoutedTo(int hostgroup) {
-        statementHostgroup = hostgroup;
-    }
-
-    private void statementEnded(boolean error) {
-        statementEnded(error, 0, 0);
-    }
-
-    /** The statement in flight ended; {@code rowsSent} and {@code rowsAffected} as its backend answered. */
-    private void statementEnded(boolean error, long rowsSent, long rowsAffected) {
-        if (statementDigest != null) {
-            long nanos = System.nanoTime() - statementStart;
-            services.metrics().statement(statementHostgroup, statementPrepared, nanos, error);
-            services.metrics()
-                    .digests()
-                    .record(
-                            statementSchema,
-                            statementDigest.hash(),
-                            statementDigest.text(),
-                            statementHostgroup,
-                            nanos,
-                            error,
-                            rowsSent,
-                            rowsAffected);
-            statementDigest = null;
-        }
+    @Override
+    public StatementRecorder statement() {
+        return statement;
     }
 
     /** An explicit transaction ends with the last connection that has it open. */
     private void afterStatement() {
-        if (transactionStart != null
-                && transactionOpened
-                && leases.inTransaction(null).isEmpty()) {
-            endTransaction();
+        if (transaction.opened() && leases.inTransaction(null).isEmpty()) {
+            transaction.end();
         }
-    }
-
-    /** The session's transaction is over (committed, rolled back, or ended by a reset). */
-    void endTransaction() {
-        transactionStart = null;
-        transactionOpened = false;
     }
 
     /** False (the command answered or dropped) when the session closed or no connection came. */
     private boolean proceed(ErrPacket error) {
         if (closed || error != null) {
-            dropResend();
+            retry.drop();
         }
         if (closed) {
             releaseUnsent();
@@ -523,14 +396,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         return true;
     }
 
-    /**
-     * Answers the command in progress with {@code error} instead of a backend's response; its
-     * packet, if not sent yet, is released.
-     */
-    void fail(ErrPacket error) {
+    @Override
+    public void fail(ErrPacket error) {
         releaseUnsent();
         busy = false;
-        statementEnded(true);
+        statement.ended(true);
         prepared.commandFinished();
         reply(1, error);
         leases.releaseIfFree();
@@ -538,7 +408,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         drain();
     }
 
-    void send(PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
+    @Override
+    public void send(
+            PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
         if (packet == unsent) {
             unsent = null; // the backend's encoder releases it now
         }
@@ -564,7 +436,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     private void finishCommand(int statusFlags, boolean error) {
-        dropResend();
+        retry.drop();
         StatementEffects effects = inFlightEffects;
         inFlightEffects = StatementEffects.NONE;
         prepared.commandFinished();
@@ -588,12 +460,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
         busy = false;
         if (lease.current() != null) {
-            statementEnded(
+            statement.ended(
                     error,
                     lease.current().relay().rows(),
                     lease.current().relay().affectedRows());
         } else {
-            statementEnded(error);
+            statement.ended(error);
         }
         lease.afterResponse(statusFlags, inFlightInsert && !error);
         afterStatement();
@@ -619,7 +491,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         leases.clearStickyPins();
         lastInsertId.reset();
         prepared.clear();
-        endTransaction();
+        transaction.end();
         desired = SessionVariables.initial(desired.schema());
         BackendLease home = home();
         for (BackendLease other : leases.all()) {
@@ -663,29 +535,23 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         if (running
                 && !pinned
                 && lease == active
-                && resend != null
+                && retry.kept()
                 && unread
                 && !lease.writingStatement()
                 // a setup step was cut: the client's statement itself never left the router
-                && (setup || System.nanoTime() - resendSentNanos < RETRY_WINDOW_NANOS)) {
+                && (setup || retry.withinWindow())) {
             // the connection was dead before the server read the statement (a pooled connection
             // killed or timed out on the server): run it on a fresh one, the client sees nothing
             log.debug("connection {}: {}; running the statement again on another connection", connectionId, reason);
-            Packet again = resend;
-            Consumer<PooledConnection> then = resendThen;
-            if (++retries < MAX_TRIES) {
-                resend = again.retain(); // a server that dropped several connections at once: try again
-            } else {
-                resend = null;
-                resendThen = null;
-            }
+            Consumer<PooledConnection> then = retry.then();
+            Packet again = retry.next();
             services.metrics().statementRetried();
             // borrow after the loop's pending I/O: the closes of other pooled connections the
             // server dropped at the same moment are seen first, so those are not borrowed next
             ctx.channel().eventLoop().execute(() -> acquire(lease, again, then));
             return;
         }
-        dropResend();
+        retry.drop();
         if (running || pinned) {
             log.warn(
                     "connection {}: {} ({})",
@@ -739,7 +605,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private void answerInFlight(int sequenceId, ErrPacket error) {
         inFlightEffects = StatementEffects.NONE;
         busy = false;
-        statementEnded(true);
+        statement.ended(true);
         prepared.commandFinished();
         reply(sequenceId, error);
         leases.releaseIfFree();
@@ -780,7 +646,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         String schema =
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
         leases.clearStickyPins();
-        endTransaction();
+        transaction.end();
         leases.kind(new ConnectionKind(
                 capabilities.flags() & BackendConnector.RESULT_FORMAT,
                 capabilities.mariaDbFlags(),
@@ -802,8 +668,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         home().acquire(desired, (connection, error) -> finish.accept(error));
     }
 
-    /** The lease of the current schema's default hostgroup: session commands and unrouted ones go there. */
-    BackendLease home() {
+    @Override
+    public BackendLease home() {
         return leases.get(services.routing().current().homeOf(desired.schema()));
     }
 
@@ -843,63 +709,43 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 relaying == null ? null : relaying.channel().config().isAutoRead());
     }
 
-    LastInsertId lastInsertId() {
+    @Override
+    public LastInsertId lastInsertId() {
         return lastInsertId;
     }
 
-    SessionLeases leases() {
+    @Override
+    public SessionLeases leases() {
         return leases;
     }
 
-    FrontendServices services() {
+    @Override
+    public FrontendServices services() {
         return services;
     }
 
-    SessionVariables desired() {
+    @Override
+    public SessionVariables desired() {
         return desired;
     }
 
-    UserConfig user() {
+    @Override
+    public UserConfig user() {
         return user;
     }
 
-    Capabilities capabilities() {
+    @Override
+    public Capabilities capabilities() {
         return capabilities;
     }
 
-    String transactionStart() {
-        return transactionStart;
-    }
-
-    /** An explicit START TRANSACTION / BEGIN runs on the home hostgroup: spread it where statements go. */
-    void transactionStarted(String sql) {
-        transactionStart = sql;
-        transactionOpened = true;
-    }
-
-    /**
-     * A plain BEGIN answered by the router: {@code sql} runs on each hostgroup before the session's
-     * first statement there (see {@link #transactionOpened}).
-     */
-    void transactionDeclared(String sql) {
-        transactionStart = sql;
-        transactionOpened = false;
+    @Override
+    public SessionTransaction transaction() {
+        return transaction;
     }
 
     @Override
-    public boolean transactionOnlyDeclared() {
-        return transactionStart != null && !transactionOpened;
-    }
-
-    /** A statement of the transaction got its connection, with the BEGIN run there if it was needed. */
-    void transactionReached() {
-        if (transactionStart != null && !transactionOpened) {
-            transactionOpened = true;
-        }
-    }
-
-    /** Answers the command with a small text result set the router builds itself. */
-    void replyRows(List<TextResultSet.Column> columns, List<List<Object>> rows) {
+    public void replyRows(List<TextResultSet.Column> columns, List<List<Object>> rows) {
         ctx.writeAndFlush(
                 TextResultSet.write(ctx.alloc(), capabilities, columns, rows, leases.statusFlags()), ctx.voidPromise());
     }
@@ -908,21 +754,24 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         ctx.writeAndFlush(frame, ctx.voidPromise());
     }
 
-    /** Part of a merged answer ({@link #finishRouted} ends it): the result cache may collect it. */
-    void writeRouted(ByteBuf frames) {
+    @Override
+    public void writeRouted(ByteBuf frames) {
         cache.routedPart(frames);
         ctx.writeAndFlush(frames, ctx.voidPromise());
     }
 
-    ByteBuf frame(int sequenceId, Consumer<ByteBuf> payload) {
+    @Override
+    public ByteBuf frame(int sequenceId, Consumer<ByteBuf> payload) {
         return PacketWriter.frame(ctx.alloc(), sequenceId, 64, payload);
     }
 
-    void reply(int sequenceId, OkPacket ok) {
+    @Override
+    public void reply(int sequenceId, OkPacket ok) {
         ctx.writeAndFlush(frame(sequenceId, out -> ok.write(out, capabilities)), ctx.voidPromise());
     }
 
-    void reply(int sequenceId, ErrPacket error) {
+    @Override
+    public void reply(int sequenceId, ErrPacket error) {
         services.metrics().error(error.code());
         cache.commandEnded(true);
         ctx.writeAndFlush(frame(sequenceId, error::write), ctx.voidPromise());
@@ -946,16 +795,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         ctx.close();
     }
 
-    private void dropResend() {
-        if (resend != null) {
-            resend.release();
-            resend = null;
-            resendThen = null;
-        }
-    }
-
     private void releaseWaiting() {
-        dropResend();
+        retry.drop();
         releaseUnsent();
         cache.sessionClosed();
         routedWritable = null;

@@ -5,8 +5,9 @@ import io.netty.channel.Channel;
 
 /**
  * The client session behind a {@link BackendLease}: where relayed bytes go and who hears what
- * happened on the lease's connection. A session holds one lease per hostgroup, so every call
- * names the lease.
+ * happened on the lease's connection. These are the client-facing events of the connection's
+ * {@link io.shardgate.router.backend.RelayTarget}, passed on by the lease, which keeps the router's
+ * own (internal) responses; a session holds one lease per hostgroup, so every call names the lease.
  */
 interface LeaseOwner {
     /** The client channel relayed bytes are written to. */
@@ -23,9 +24,6 @@ interface LeaseOwner {
 
     /** The lease's connection closed or failed (see {@code RelayTarget#backendLost}). */
     void backendLost(BackendLease lease, String reason, boolean midPacket, int nextSequenceId);
-
-    /** Whether the session's BEGIN was answered by the router and no backend has begun it yet. */
-    boolean transactionOnlyDeclared();
 
     /** The lease's backend stayed silent past the query timeout and was closed (see {@code RelayTarget#queryTimedOut}). */
     void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId);

@@ -8,6 +8,7 @@ import io.shardgate.protocol.packet.ParameterType;
 import io.shardgate.protocol.row.BinaryValue;
 import io.shardgate.protocol.type.MySqlType;
 import io.shardgate.router.routing.RoutingRules;
+import io.shardgate.router.routing.StatementRouter;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.key.KeyGenerator;
 import io.shardgate.sharding.plan.Plan;
@@ -34,7 +35,7 @@ final class PreparedRoute {
     private final String schema;
     private Plan plan;
     private RuleSnapshot rules;
-    /** The home hostgroup when the plan refuses but no sharding can be involved (see QueryRouter), else -1. */
+    /** The home hostgroup when the plan refuses but no sharding can be involved (see StatementRouter), else -1. */
     private int passThrough;
 
     private PreparedRoute(Digest digest, String schema, Plan plan, RuleSnapshot rules) {
@@ -46,7 +47,7 @@ final class PreparedRoute {
     private void adopt(Plan plan, RuleSnapshot rules) {
         this.plan = plan;
         this.rules = rules;
-        this.passThrough = plan.route() instanceof Route.Refuse && QueryRouter.passesThrough(digest, rules, schema)
+        this.passThrough = plan.route() instanceof Route.Refuse && StatementRouter.passesThrough(digest, rules, schema)
                 ? rules.homeOf(schema)
                 : -1;
     }

@@ -9,6 +9,9 @@ import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.routing.Decision;
+import io.shardgate.router.routing.SessionView;
+import io.shardgate.router.routing.StatementRouter;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
@@ -28,7 +31,8 @@ import java.util.function.Consumer;
  * session's event loop.
  */
 final class PreparedStatementCommands {
-    private final FrontendSession session;
+    private final SessionPort session;
+    private final SessionView view;
     private final PreparedStatements statements = new PreparedStatements();
     /** SQL of the COM_STMT_PREPARE in flight, registered when its COM_STMT_PREPARE_OK passes. */
     private String pendingSql;
@@ -37,8 +41,9 @@ final class PreparedStatementCommands {
     /** The router's LAST_INSERT_ID() to give the backend before the current execution, or 0. */
     private long routerLastInsertId;
 
-    PreparedStatementCommands(FrontendSession session) {
+    PreparedStatementCommands(SessionPort session) {
         this.session = session;
+        this.view = new LiveSessionView(session);
     }
 
     /**
@@ -61,7 +66,7 @@ final class PreparedStatementCommands {
         Route.Refuse refuse = route.refusal();
         if (refuse != null) {
             packet.release();
-            session.reply(1, QueryRouter.refusal(refuse));
+            session.reply(1, Errors.of(Decision.Refuse.of(refuse)));
             return;
         }
         BackendLease lease = lease(route.prepareHostgroup(), packet);
@@ -131,7 +136,7 @@ final class PreparedStatementCommands {
             }
             statement.lastHostgroup = hostgroup;
         } else if (command == Command.COM_STMT_EXECUTE) {
-            session.statementStarted(session.desired().schema(), statement.route.digest(), true);
+            session.statement().started(session.desired().schema(), statement.route.digest(), true);
             routerLastInsertId = routerLastInsertId(statement);
             if (routerLastInsertId < 0) {
                 packet.release();
@@ -161,7 +166,7 @@ final class PreparedStatementCommands {
                 return; // answered
             }
             statement.lastHostgroup = hostgroup;
-            session.statementRoutedTo(hostgroup);
+            session.statement().routedTo(hostgroup);
         } else if (command == Command.COM_STMT_SEND_LONG_DATA) {
             if (statement.longDataHostgroup < 0) {
                 statement.longDataHostgroup = statement.route.prepareHostgroup();
@@ -183,7 +188,8 @@ final class PreparedStatementCommands {
             return;
         }
         long lastInsertId = command == Command.COM_STMT_EXECUTE ? routerLastInsertId : 0;
-        // an execution on a connection borrowed for it runs again if that one was dead (see FrontendSession)
+        // an execution on a connection borrowed for it runs again if that one was dead (see
+        // FrontendSession#backendLost)
         boolean retryable = command == Command.COM_STMT_EXECUTE
                 && statement.route.sessionStatement() == null
                 && statement.route.reads()
@@ -249,7 +255,7 @@ final class PreparedStatementCommands {
     /**
      * Runs {@code internal} with {@code text} on the lease's connection ahead of the client's
      * command: when the backend refuses it, the client gets the backend's error ({@link
-     * FrontendSession#fail} drops the command); otherwise {@code then} reads the framed response.
+     * SessionPort#fail} drops the command); otherwise {@code then} reads the framed response.
      */
     private void runBefore(
             BackendLease lease, Command internal, String text, Response expected, Consumer<ByteBuf> then) {
@@ -298,17 +304,18 @@ final class PreparedStatementCommands {
         switch (statement.route.sessionStatement()) {
             case "BEGIN", "START" -> {
                 String text = statement.route.digest().text();
-                if (DeferredBegin.startsTransaction(text)) {
-                    if (DeferredBegin.tryDefer(session, text, statement.sql)) {
+                if (StatementRouter.startsTransaction(text)) {
+                    if (StatementRouter.defersBegin(text, view)) {
+                        DeferredBegin.declare(session, statement.sql, StatementRouter.readOnly(text));
                         execute.release();
                         return -1;
                     }
-                    session.transactionStarted(statement.sql);
+                    session.transaction().started(statement.sql);
                 }
             }
             case "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE" -> {
-                if (DeferredBegin.tryEndUnopened(
-                        session, statement.route.digest().text())) {
+                if (StatementRouter.endsUnopened(statement.route.digest().text(), view)) {
+                    DeferredBegin.endUnopened(session);
                     execute.release();
                     return -1;
                 }

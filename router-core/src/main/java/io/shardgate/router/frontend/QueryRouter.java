@@ -4,72 +4,52 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
-import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.net.TextResultSet;
+import io.shardgate.router.routing.Decision;
+import io.shardgate.router.routing.SessionView;
+import io.shardgate.router.routing.StatementFacts;
+import io.shardgate.router.routing.StatementRouter;
 import io.shardgate.router.session.PinReason;
-import io.shardgate.router.session.StatementEffects;
-import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.plan.Plan;
-import io.shardgate.sharding.plan.RenderedSql;
-import io.shardgate.sharding.plan.Route;
-import io.shardgate.sharding.plan.ShardSql;
-import io.shardgate.sharding.plan.StatementKind;
-import io.shardgate.sharding.plan.Target;
-import io.shardgate.sharding.plan.Targets;
-import io.shardgate.sharding.plan.Values;
 import io.shardgate.sharding.rule.QueryRuleMatch;
-import io.shardgate.sharding.rule.Role;
 import io.shardgate.sharding.rule.RuleSnapshot;
-import io.shardgate.sharding.rule.SchemaRule;
-import io.shardgate.sharding.rule.TableRule;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * Routes a client's COM_QUERY: digest, query rules, plan (cached per shape), then one of
+ * Carries out a client's COM_QUERY: gathers its facts (digest, query rules, the result cache,
+ * plan cached per shape), asks {@link StatementRouter} where it goes, and does that:
  * <ul>
  *   <li>one target: the statement is forwarded on that hostgroup's lease and its response relayed
  *       as raw bytes (the client's own packet when the plan keeps its SQL: most traffic);
  *   <li>several targets: {@link ScatterExecution} runs it on each and merges the results;
  *   <li>a session statement (SET, USE, BEGIN, COMMIT...): on the home hostgroup, and COMMIT /
  *       ROLLBACK / SAVEPOINT on every hostgroup the transaction reached;
- *   <li>a refusal: ERR with the planner's reason, never a guess.
+ *   <li>a refusal: ERR with the reason, never a guess; EXPLAIN SHARDGATE and the router's
+ *       LAST_INSERT_ID(): answered here.
  * </ul>
  * One instance per session, used on its event loop.
  */
 final class QueryRouter {
-    private static final Pattern EXPLAIN =
-            Pattern.compile("^\\s*EXPLAIN\\s+SHARDGATE\\s+(.+)$", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+    private final SessionPort session;
+    private final SessionView view;
 
-    private final FrontendSession session;
-
-    QueryRouter(FrontendSession session) {
+    QueryRouter(SessionPort session) {
         this.session = session;
+        this.view = new LiveSessionView(session);
     }
 
     /** Routes {@code sql}, the text of {@code packet} (a COM_QUERY); takes ownership of the packet. */
     void route(Packet packet, String sql) {
-        if (startsWithExplain(sql)) { // the regex (and its Matcher) only for statements that may be one
-            Matcher explain = EXPLAIN.matcher(sql);
-            if (explain.matches()) {
-                packet.release();
-                explain(explain.group(1));
-                return;
-            }
-        }
-        String lastInsertIdColumn = session.lastInsertId().column(sql);
-        if (lastInsertIdColumn != null) {
+        Decision local = StatementRouter.answeredLocally(sql, view);
+        if (local != null) {
             packet.release();
-            session.replyRows(
-                    List.of(TextResultSet.Column.integer(lastInsertIdColumn)),
-                    List.of(List.of(session.lastInsertId().value())));
+            answer(local);
             return;
         }
         String substituted = session.lastInsertId().substitute(sql);
@@ -84,214 +64,123 @@ final class QueryRouter {
         RuleSnapshot rules = session.services().routing().current();
         String schema = session.desired().schema();
         Digest digest = Digest.of(sql);
-        session.statementStarted(schema, digest, false);
+        session.statement().started(schema, digest, false);
         QueryRuleMatch rule = rules.matchQueryRules(session.user().name(), schema, digest.text());
-        if (rule.error() != null) {
-            packet.release();
-            session.reply(1, new ErrPacket(QueryRuleMatch.ERROR_CODE, "42000", rule.error()));
-            return;
-        }
         Packet queried = packet;
         String queriedSql = sql;
-        if (session.cache().query(packet, digest, rule, rules, () -> route(queried, queriedSql))) {
+        // a statement a query rule refuses never reaches the cache
+        if (rule.error() == null
+                && session.cache().query(packet, digest, rule, rules, () -> route(queried, queriedSql))) {
             return; // answered from the result cache, or waiting for another session's fill of it
         }
-        StatementEffects effects = StatementScanner.scan(sql);
-        boolean insert = isInsert(sql);
-        if (rule.destinationHostgroup() != null) {
-            single(packet, rule.destinationHostgroup(), null, effects, insert, rule, null, rule.role());
-            return;
-        }
-        Plan plan = session.services().routing().plan(digest, schema, rules);
-        Route route = plan.route();
-        Role role = rule.role() != null ? rule.role() : plan.role();
-        if (route instanceof Route.Refuse refuse) {
-            if (passesThrough(digest, rules, schema)) {
-                single(packet, rules.homeOf(schema), null, effects, insert, rule, plan.kind(), role);
-            } else {
-                packet.release();
-                session.reply(1, refusal(refuse));
-            }
-            return;
-        }
-        if (route instanceof Route.Session statement) {
-            sessionStatement(packet, statement.statement(), digest, effects);
-            return;
-        }
-        // Values are built only when something reads them: a route fixed at planning (a table on one
-        // hostgroup, most traffic) forwards the client's packet with no per-statement objects
-        Values values = null;
-        Targets targets;
-        if (route instanceof Route.SplitInsert split) {
-            values = split.withGeneratedKeys(
-                    Values.of(digest), session.services().keys());
-            targets = plan.targets(values, rules);
-        } else {
-            targets = plan.targets(digest, rules);
-        }
-        if (targets.error() != null) {
+        Plan plan = StatementRouter.plans(rule) ? session.services().routing().plan(digest, schema, rules) : null;
+        StatementFacts facts = StatementFacts.of(sql, digest, rule, plan);
+        carryOut(
+                packet,
+                facts,
+                StatementRouter.decide(facts, rules, view, session.services().keys()));
+    }
+
+    /** Does what {@code decision} says with the client's {@code packet} (released or sent on). */
+    private void carryOut(Packet packet, StatementFacts facts, Decision decision) {
+        if (decision instanceof Decision.Single single) {
+            single(packet, single, facts);
+        } else if (decision instanceof Decision.Scatter scatter) {
             packet.release();
-            session.reply(1, Errors.notSupported(targets.error()));
+            scatter(scatter);
+        } else if (decision instanceof Decision.Refuse refuse) {
+            packet.release();
+            session.reply(1, Errors.of(refuse));
+        } else {
+            sessionStatement(packet, facts, decision);
+        }
+    }
+
+    /** EXPLAIN SHARDGATE, or the router's LAST_INSERT_ID(): a small result set made here. */
+    private void answer(Decision local) {
+        if (local instanceof Decision.Explain explain) {
+            explain(explain.statement());
+        } else if (local instanceof Decision.LastInsertIdRow row) {
+            session.replyRows(List.of(TextResultSet.Column.integer(row.column())), List.of(List.of(row.value())));
+        } else {
+            throw new IllegalStateException("not a local answer: " + local);
+        }
+    }
+
+    /** Runs the statement on one hostgroup: the client's packet, or the SQL the plan renders for it. */
+    private void single(Packet packet, Decision.Single decision, StatementFacts facts) {
+        int hostgroup = decision.hostgroup();
+        BackendLease lease = ReadWriteSplit.lease(
+                session, hostgroup, decision.kind(), decision.role(), facts.effects(), facts.insert());
+        if (lease == null) {
+            packet.release();
+            session.reply(1, Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "hostgroup " + hostgroup + " is not configured"));
             return;
         }
-        List<Target> list = targets.targets();
-        // generated keys: the client's OK must carry the first one, so even one target is answered here
-        if ((targets.anyOne() || list.size() == 1) && (values == null || values.firstGeneratedKey() == 0)) {
-            Target target = targets.anyOne() ? pickOne(list) : list.get(0);
-            RenderedSql rewritten = plan.sql() instanceof ShardSql.Verbatim
-                    ? null
-                    : plan.sql(targets, target, values != null ? values : Values.of(digest));
-            single(packet, target.hostgroup(), rewritten, effects, insert, rule, plan.kind(), role);
-            return;
+        if (decision.multiplexOff()) {
+            lease.pin(EnumSet.of(PinReason.QUERY_RULE));
         }
-        if (values == null) {
-            values = Values.of(digest);
+        session.statement().routedTo(hostgroup);
+        Packet send = packet;
+        if (decision.rewritten() != null) {
+            String sql = decision.rewritten().sql();
+            ByteBuf payload = session.client().alloc().buffer(1 + sql.length());
+            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, StandardCharsets.UTF_8);
+            send = new Packet(packet.sequenceId(), payload);
+            packet.release();
         }
-        packet.release();
-        String refusal = ScatterExecution.refusal(effects);
-        if (refusal != null) {
-            session.reply(1, Errors.notSupported(refusal));
-            return;
-        }
-        if (plan.kind() != StatementKind.SELECT) {
-            targets.targets().forEach(t -> {
+        session.run(lease, send, Response.RESULT_SET, facts.effects(), facts.insert(), decision.reads());
+    }
+
+    /** Runs the statement on several hostgroups and merges the results. */
+    private void scatter(Decision.Scatter decision) {
+        if (decision.writes()) {
+            decision.targets().targets().forEach(t -> {
                 BackendLease lease = session.leases().get(t.hostgroup());
                 if (lease != null) {
                     lease.writing();
                 }
             });
         }
-        new ScatterExecution(session, plan, targets, values).start();
+        new ScatterExecution(session, decision.plan(), decision.targets(), decision.values()).start();
     }
 
     /**
-     * Statements the planner refuses for lack of sharding support (CALL, LOAD DATA, EXPLAIN,
-     * multi-statements...) still run unchanged where no sharding can be involved: every database
-     * the session is in or the text names lives whole on one hostgroup (a plain proxy setup).
+     * SET, USE, LOCK..., BEGIN, COMMIT...: on the home hostgroup, a transaction's end where it
+     * reached, or answered here when no backend has anything to do.
      */
-    static boolean passesThrough(Digest digest, RuleSnapshot rules, String schema) {
-        int home = rules.homeOf(schema);
-        if (!wholeOn(rules.schema(schema), home)) {
-            return false;
-        }
-        String text = digest.text().toLowerCase(Locale.ROOT);
-        for (SchemaRule listed : rules.schemas().values()) {
-            if (text.contains(listed.name().toLowerCase(Locale.ROOT)) && !wholeOn(listed, home)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean wholeOn(SchemaRule schema, int hostgroup) {
-        if (schema == null) {
-            return true;
-        }
-        if (schema.defaultHostgroup() != hostgroup) {
-            return false;
-        }
-        for (TableRule table : schema.tables().values()) {
-            if (!table.strategy().hostgroups().equals(List.of(hostgroup))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    static ErrPacket refusal(Route.Refuse refuse) {
-        ErrorCode code = refuse.code();
-        return code == ErrorCode.ER_NOT_SUPPORTED_YET
-                ? Errors.notSupported(refuse.reason())
-                : Errors.of(code, refuse.reason());
-    }
-
-    /** A read any of several copies can answer: one the session already holds, else the first. */
-    private Target pickOne(List<Target> targets) {
-        for (Target t : targets) {
-            BackendLease lease = session.leases().find(t.hostgroup());
-            if (lease != null && lease.current() != null) {
-                return t;
-            }
-        }
-        return targets.get(0);
-    }
-
-    /** Runs the statement on one hostgroup; {@code rewritten} null: the client's packet as it is. */
-    private void single(
-            Packet packet,
-            int hostgroup,
-            RenderedSql rewritten,
-            StatementEffects effects,
-            boolean insert,
-            QueryRuleMatch rule,
-            StatementKind kind,
-            Role role) {
-        BackendLease lease = ReadWriteSplit.lease(session, hostgroup, kind, role, effects, insert);
-        if (lease == null) {
-            packet.release();
-            session.reply(1, Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "hostgroup " + hostgroup + " is not configured"));
-            return;
-        }
-        if (Boolean.FALSE.equals(rule.multiplex())) {
-            lease.pin(EnumSet.of(PinReason.QUERY_RULE));
-        }
-        session.statementRoutedTo(hostgroup);
-        Packet send = packet;
-        if (rewritten != null) {
-            ByteBuf payload =
-                    session.client().alloc().buffer(1 + rewritten.sql().length());
-            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(rewritten.sql(), StandardCharsets.UTF_8);
-            send = new Packet(packet.sequenceId(), payload);
-            packet.release();
-        }
-        boolean read = (kind == StatementKind.SELECT || kind == StatementKind.SHOW) && !insert;
-        session.run(lease, send, Response.RESULT_SET, effects, insert, read);
-    }
-
-    /**
-     * SET, USE, LOCK... run on the home hostgroup (tracked variables reach other hostgroups by
-     * alignment when they are used); a transaction's end (COMMIT, ROLLBACK) and savepoints go to
-     * every hostgroup it reached.
-     */
-    private void sessionStatement(Packet packet, String statement, Digest digest, StatementEffects effects) {
+    private void sessionStatement(Packet packet, StatementFacts facts, Decision decision) {
         BackendLease home = session.home();
-        switch (statement) {
-            case "BEGIN", "START" -> {
-                if (!DeferredBegin.startsTransaction(digest.text())) {
-                    session.run(home, packet, Response.RESULT_SET, effects, false);
-                    return;
-                }
-                if (DeferredBegin.tryDefer(session, digest.text(), digest.sql())) {
-                    packet.release();
-                    return;
-                }
-                // run as the client's statement (marking the transaction first would prepend a
-                // second BEGIN as the lease's setup step)
-                session.run(home, packet, Response.RESULT_SET, effects, false);
-                session.transactionStarted(digest.sql());
+        Digest digest = facts.digest();
+        if (decision instanceof Decision.OnHome onHome) {
+            // run as the client's statement (marking the transaction first would prepend a
+            // second BEGIN as the lease's setup step)
+            session.run(home, packet, Response.RESULT_SET, facts.effects(), false);
+            if (onHome.beginsTransaction()) {
+                session.transaction().started(digest.sql());
             }
-            case "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE" -> {
-                if (DeferredBegin.tryEndUnopened(session, digest.text())) {
-                    packet.release(); // no backend began it: nothing to end there
-                    return;
-                }
-                List<BackendLease> others = session.leases().inTransaction(home);
-                home.writing(); // read-your-writes counts from the end of the transaction
-                others.forEach(BackendLease::writing);
-                if (others.isEmpty()) {
-                    session.run(home, packet, Response.RESULT_SET, effects, false);
-                } else if (others.size() == 1 && !home.inTransaction()) {
-                    // the transaction reached one hostgroup, not the home one: end it there alone
-                    session.run(others.get(0), packet, Response.RESULT_SET, effects, false);
-                } else {
-                    packet.release();
-                    if (home.inTransaction()) {
-                        others.add(home);
-                    }
-                    new TransactionBroadcast(session, others, digest.sql()).start();
-                }
+        } else if (decision instanceof Decision.DeclareTransaction declare) {
+            DeferredBegin.declare(session, digest.sql(), declare.readOnly());
+            packet.release();
+        } else if (decision instanceof Decision.EndUnopened) {
+            DeferredBegin.endUnopened(session);
+            packet.release(); // no backend began it: nothing to end there
+        } else if (decision instanceof Decision.EndTransaction end) {
+            BackendLease on = session.leases().find(end.hostgroup());
+            home.writing(); // read-your-writes counts from the end of the transaction
+            on.writing();
+            session.run(on, packet, Response.RESULT_SET, facts.effects(), false);
+        } else if (decision instanceof Decision.EndEverywhere end) {
+            packet.release();
+            List<BackendLease> reached = new ArrayList<>(end.hostgroups().size());
+            for (int hostgroup : end.hostgroups()) {
+                reached.add(session.leases().find(hostgroup));
             }
-            default -> session.run(home, packet, Response.RESULT_SET, effects, false);
+            home.writing();
+            reached.forEach(BackendLease::writing);
+            new TransactionBroadcast(session, reached, digest.sql()).start();
+        } else {
+            throw new IllegalStateException("not a session statement: " + decision);
         }
     }
 
@@ -308,22 +197,5 @@ final class QueryRouter {
                         TextResultSet.Column.integer("hostgroup"),
                         TextResultSet.Column.text("detail")),
                 new ExplainRows(plan, rule, digest, rules, session.services().keys()).rows());
-    }
-
-    /** Whether the first word of {@code sql} is EXPLAIN (any case), as a cheap gate for {@link #EXPLAIN}. */
-    static boolean startsWithExplain(String sql) {
-        int i = 0;
-        while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
-            i++;
-        }
-        return sql.regionMatches(true, i, "EXPLAIN", 0, 7);
-    }
-
-    static boolean isInsert(String sql) {
-        int i = 0;
-        while (i < sql.length() && (Character.isWhitespace(sql.charAt(i)) || sql.charAt(i) == '(')) {
-            i++;
-        }
-        return sql.regionMatches(true, i, "INSERT", 0, 6) || sql.regionMatches(true, i, "REPLACE", 0, 7);
     }
 }

@@ -31,7 +31,7 @@ final class ReadWriteSplit {
      * @param role the planner's role, overridden by a query rule's {@code role}
      */
     static BackendLease lease(
-            FrontendSession session, int id, StatementKind kind, Role role, StatementEffects effects, boolean insert) {
+            SessionPort session, int id, StatementKind kind, Role role, StatementEffects effects, boolean insert) {
         SessionLeases leases = session.leases();
         BackendLease writer = leases.get(id);
         if (writer == null) {
@@ -49,7 +49,7 @@ final class ReadWriteSplit {
         }
         if (!writer.hostgroup().hasReaders()
                 || writer.current() != null
-                || session.transactionStart() != null
+                || session.transaction().start() != null
                 || !leases.inTransaction(null).isEmpty()
                 || autocommitOff(session.desired())
                 || writer.wroteWithin(writer.hostgroup().config().readYourWritesMillis(), System.nanoTime())) {

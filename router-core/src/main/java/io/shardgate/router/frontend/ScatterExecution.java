@@ -17,7 +17,6 @@ import io.shardgate.router.merge.MergeException;
 import io.shardgate.router.merge.ShardResultMerger;
 import io.shardgate.router.merge.StreamingMerge;
 import io.shardgate.router.pool.PooledConnection;
-import io.shardgate.router.session.StatementEffects;
 import io.shardgate.sharding.plan.LimitValue;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.Plan;
@@ -60,7 +59,7 @@ final class ScatterExecution {
     /** Bytes of merged rows written to the client at a time. */
     private static final int BATCH_BYTES = 32 * 1024;
 
-    private final FrontendSession session;
+    private final SessionPort session;
     private final Plan plan;
     private final Targets targets;
     private final Values values;
@@ -87,11 +86,11 @@ final class ScatterExecution {
 
     private boolean aborted;
 
-    ScatterExecution(FrontendSession session, Plan plan, Targets targets, Values values) {
+    ScatterExecution(SessionPort session, Plan plan, Targets targets, Values values) {
         this(session, plan, targets, values, null);
     }
 
-    ScatterExecution(FrontendSession session, Plan plan, Targets targets, Values values, ComStmtExecute parameters) {
+    ScatterExecution(SessionPort session, Plan plan, Targets targets, Values values, ComStmtExecute parameters) {
         this.session = session;
         this.plan = plan;
         this.targets = targets;
@@ -132,11 +131,6 @@ final class ScatterExecution {
         }
     }
 
-    /** Refuses what a scatter cannot keep right: session effects that would land on one shard only. */
-    static String refusal(StatementEffects effects) {
-        return effects.isNone() ? null : "a statement on several hostgroups that changes session state";
-    }
-
     void start() {
         session.startRouted(this::abort, this::clientWritable);
         List<Target> list = targets.targets();
@@ -155,7 +149,7 @@ final class ScatterExecution {
             return;
         }
         RenderedSql sql = plan.sql(targets, target, values);
-        lease.acquire(session.desired(), session.transactionStart(), (connection, error) -> {
+        lease.acquire(session.desired(), session.transaction().start(), (connection, error) -> {
             if (aborted) {
                 lease.releaseIfFree();
                 return;
@@ -164,7 +158,7 @@ final class ScatterExecution {
                 failed(index, error);
                 return;
             }
-            session.transactionReached();
+            session.transaction().reached();
             if (parameters == null) {
                 stream(
                         lease,

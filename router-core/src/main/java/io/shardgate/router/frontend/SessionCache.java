@@ -151,8 +151,8 @@ final class SessionCache {
         if (policy == null || packet.lastSequenceId() != 0) {
             return false; // no TTL; or a command of several packets, whose answer starts at another sequence id
         }
-        CacheMode mode =
-                Cacheability.decide(digest, autocommit(), inTransaction() || session.transactionStart() != null);
+        CacheMode mode = Cacheability.decide(
+                digest, autocommit(), inTransaction() || session.transaction().start() != null);
         if (mode == CacheMode.BYPASS) {
             return false;
         }

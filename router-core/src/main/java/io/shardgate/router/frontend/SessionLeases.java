@@ -22,6 +22,7 @@ final class SessionLeases {
     private final Hostgroups hostgroups;
     private final EventLoop loop;
     private final LeaseOwner owner;
+    private final SessionTransaction transaction;
     /** Few hostgroups per session: a list beats a map here. */
     private final List<BackendLease> leases = new ArrayList<>(2);
 
@@ -29,11 +30,17 @@ final class SessionLeases {
     /** The lease of the last statement: its status flags are the session's. */
     private BackendLease last;
 
-    SessionLeases(Hostgroups hostgroups, EventLoop loop, ConnectionKind kind, LeaseOwner owner) {
+    SessionLeases(
+            Hostgroups hostgroups,
+            EventLoop loop,
+            ConnectionKind kind,
+            LeaseOwner owner,
+            SessionTransaction transaction) {
         this.hostgroups = hostgroups;
         this.loop = loop;
         this.kind = kind;
         this.owner = owner;
+        this.transaction = transaction;
     }
 
     /** The writer lease of hostgroup {@code id}, or null when no such hostgroup exists. */
@@ -119,7 +126,7 @@ final class SessionLeases {
     /** Status flags for a reply the router makes itself: the last lease's, plus any open transaction. */
     int statusFlags() {
         int flags = last != null ? last.statusFlags() : ServerStatus.SERVER_STATUS_AUTOCOMMIT;
-        if (owner.transactionOnlyDeclared()) { // a BEGIN the router answered: the session is in a transaction
+        if (transaction.onlyDeclared()) { // a BEGIN the router answered: the session is in a transaction
             flags |= ServerStatus.SERVER_STATUS_IN_TRANS;
         }
         for (BackendLease lease : leases) {

@@ -16,13 +16,13 @@ import java.util.List;
  * LOCAL mode); every connection still gets the statement, so none stays in the transaction.
  */
 final class TransactionBroadcast {
-    private final FrontendSession session;
+    private final SessionPort session;
     private final List<BackendLease> leases;
     private final String sql;
     private ErrPacket firstError;
     private int next;
 
-    TransactionBroadcast(FrontendSession session, List<BackendLease> leases, String sql) {
+    TransactionBroadcast(SessionPort session, List<BackendLease> leases, String sql) {
         this.session = session;
         this.leases = leases;
         this.sql = sql;

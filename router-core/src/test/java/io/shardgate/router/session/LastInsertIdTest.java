@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

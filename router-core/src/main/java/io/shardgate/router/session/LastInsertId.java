@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.session;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * generated an AUTO_INCREMENT value; one given explicitly for such a column reports it too); COM_RESET_CONNECTION and COM_CHANGE_USER clear it, as MySQL does.
  * Event-loop confined.
  */
-final class LastInsertId {
+public final class LastInsertId {
     private static final Pattern SELECT = Pattern.compile(
             "^\\s*SELECT\\s+(LAST_INSERT_ID\\s*\\(\\s*\\)|@@(?:SESSION\\.)?(?:IDENTITY|LAST_INSERT_ID))"
                     + "(?:\\s+(?:AS\\s+)?(`(?:[^`]|``)+`|[A-Za-z_$][A-Za-z0-9_$]*|'[^'\\\\]*'|\"[^\"\\\\]*\"))?"
@@ -25,20 +25,20 @@ final class LastInsertId {
     private long generated;
 
     /** An INSERT generated keys: {@code first} is now LAST_INSERT_ID(). */
-    void generated(long first) {
+    public void generated(long first) {
         generated = first;
     }
 
     /** An INSERT ran on a backend unchanged and reported an insert id: that server session knows best now. */
-    void backendInsert() {
+    public void backendInsert() {
         generated = 0;
     }
 
-    void reset() {
+    public void reset() {
         generated = 0;
     }
 
-    long value() {
+    public long value() {
         return generated;
     }
 
@@ -47,7 +47,7 @@ final class LastInsertId {
      * comments) replaced by the router's value; {@code sql} itself when the router holds no value
      * or there is none.
      */
-    String substitute(String sql) {
+    public String substitute(String sql) {
         if (generated == 0 || !containsIgnoreCase(sql, "LAST_INSERT_ID")) {
             return sql;
         }
@@ -130,10 +130,15 @@ final class LastInsertId {
      * The column name of the answer when {@code sql} only reads LAST_INSERT_ID() and the router
      * holds its value (the expression as written, or its alias); null otherwise.
      */
-    String column(String sql) {
-        if (generated == 0) {
-            return null;
-        }
+    public String column(String sql) {
+        return generated == 0 ? null : selectColumn(sql);
+    }
+
+    /**
+     * The column name of the answer when {@code sql} only reads LAST_INSERT_ID() (the expression
+     * as written, or its alias), whatever the session holds; null otherwise.
+     */
+    public static String selectColumn(String sql) {
         Matcher m = SELECT.matcher(sql);
         if (!m.matches()) {
             return null;
