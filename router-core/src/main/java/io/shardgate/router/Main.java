@@ -50,16 +50,29 @@ public final class Main implements Runnable {
                 description = "YAML configuration file")
         Path config;
 
+        @Option(
+                names = "--publish-config",
+                description = "when the cluster (ZooKeeper) already holds a configuration that differs from the"
+                        + " file's hostgroups, users, schemas, query_rules or cache, publish the file's as the next"
+                        + " version (validated like any new version) instead of running the stored one;"
+                        + " same as zookeeper.publish_on_start: true")
+        boolean publishConfig;
+
+        /** The file as the router starts with it. */
+        RouterConfig configuration() {
+            RouterConfig parsed = RouterConfig.load(config);
+            return publishConfig ? parsed.withPublishOnStart() : parsed;
+        }
+
         @Override
         public Integer call() {
-            RouterConfig parsed;
+            Shardgate router;
             try {
-                parsed = RouterConfig.load(config);
+                router = Shardgate.start(configuration());
             } catch (ConfigException e) {
                 System.err.println("shardgate: " + e.getMessage());
                 return 2;
             }
-            Shardgate router = Shardgate.start(parsed);
             Runtime.getRuntime().addShutdownHook(new Thread(router::close, "sg-shutdown"));
             router.awaitClose();
             return 0;

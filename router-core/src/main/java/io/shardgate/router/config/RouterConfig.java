@@ -167,6 +167,15 @@ public record RouterConfig(
         return problems;
     }
 
+    /**
+     * This configuration publishing its cluster sections at start when they differ from the
+     * cluster's ({@code zookeeper.publish_on_start}, {@code bin/shardgate run --publish-config}).
+     */
+    public RouterConfig withPublishOnStart() {
+        return new RouterConfig(
+                server, users, zookeeper.withPublishOnStart(), hostgroups, schemas, queryRules, cache, admin);
+    }
+
     /** The {@code schemas} and {@code query_rules} sections as a validated rule version. */
     public RuleSnapshot rules(long version) throws InvalidRulesException {
         return RuleSnapshot.parse(
