@@ -26,13 +26,27 @@ public final class Main implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        CommandLine cli = new CommandLine(new Main())
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line as {@code bin/shardgate} runs it. */
+    public static CommandLine commandLine() {
+        return new CommandLine(new Main())
                 // an unreachable endpoint or ZooKeeper is a message for the operator, not a stack trace
                 .setExecutionExceptionHandler((e, line, parsed) -> {
-                    line.getErr().println("shardgate: " + e.getMessage());
+                    line.getErr().println("shardgate: " + describe(e));
                     return 1;
                 });
-        System.exit(cli.execute(args));
+    }
+
+    /** The first message along the causes, never "null": an exception's kind when none has one. */
+    static String describe(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                return t.getMessage();
+            }
+        }
+        return failure.getClass().getName() + " (no message)";
     }
 
     @Override
