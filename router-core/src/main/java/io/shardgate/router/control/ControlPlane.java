@@ -3,6 +3,7 @@ package io.shardgate.router.control;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shardgate.admin.http.AdminHttpServer;
 import io.shardgate.admin.http.CacheControl;
+import io.shardgate.admin.http.ReadinessCheck;
 import io.shardgate.admin.store.ConfigVersion;
 import io.shardgate.admin.store.InvalidConfigException;
 import io.shardgate.admin.store.LiveRouter;
@@ -249,8 +250,9 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     /** Starts the HTTP endpoint ({@code /health}, {@code /ready}, {@code /metrics}, {@code /api/...}). */
-    public synchronized int startHttp(InetSocketAddress address, PrometheusMeterRegistry metrics, CacheControl cache) {
-        AdminHttpServer server = new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache);
+    public synchronized int startHttp(
+            InetSocketAddress address, PrometheusMeterRegistry metrics, CacheControl cache, ReadinessCheck readiness) {
+        AdminHttpServer server = new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache, readiness);
         try {
             server.start();
         } catch (IOException e) {
