@@ -74,6 +74,9 @@ public final class DemoCluster implements Callable<Integer> {
     @Option(names = "--exit-after-start", hidden = true, description = "stop right after printing the banner (tests)")
     boolean exitAfterStart;
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     private final PrintStream out;
 
     public DemoCluster() {
@@ -107,8 +110,7 @@ public final class DemoCluster implements Callable<Integer> {
     /** Starts the shards and the router and loads the sample data; the caller closes what it gets. */
     RunningDemo start() throws Exception {
         if (shards < 2 || shards > 4) {
-            throw new CommandLine.ParameterException(
-                    new CommandLine(this), "--shards must be 2, 3 or 4, not " + shards);
+            throw new CommandLine.ParameterException(spec.commandLine(), "--shards must be 2, 3 or 4, not " + shards);
         }
         Files.createDirectories(dataDir);
         forgetClusterConfiguration(dataDir.resolve("zookeeper"));
