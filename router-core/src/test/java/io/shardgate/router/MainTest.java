@@ -41,4 +41,13 @@ class MainTest {
         String usage = cli.getSubcommands().get("run").getUsageMessage();
         assertThat(usage).contains("--publish-config").contains("zookeeper.publish_on_start");
     }
+
+    @Test
+    void anErrorWithoutAMessageIsNeverPrintedAsNull() {
+        assertThat(Main.describe(new java.net.ConnectException())).isEqualTo("java.net.ConnectException (no message)");
+        assertThat(Main.describe(new IllegalStateException(null, new java.io.IOException("disk full"))))
+                .isEqualTo("disk full");
+        assertThat(Main.describe(new IllegalStateException("outer", new java.io.IOException("inner"))))
+                .isEqualTo("outer");
+    }
 }
