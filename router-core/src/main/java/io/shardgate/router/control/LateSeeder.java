@@ -67,8 +67,14 @@ final class LateSeeder implements ConnectionStateListener, AutoCloseable {
     }
 
     private void attempt(long backoffMillis) {
-        if (store.current().isPresent() || thread.isShutdown()) {
-            return; // a version arrived: nothing left to seed
+        if (thread.isShutdown()) {
+            return; // done by an earlier attempt
+        }
+        if (store.current().isPresent()) {
+            // the cluster's version arrived first: nothing to seed, but the file may differ from it
+            compareWithTheFile();
+            close();
+            return;
         }
         try {
             if (store.seedIfEmpty(seed)) {
