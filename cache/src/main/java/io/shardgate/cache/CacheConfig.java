@@ -1,6 +1,7 @@
 package io.shardgate.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.shardgate.sharding.rule.UnknownKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -36,7 +37,7 @@ public record CacheConfig(boolean enabled, long maxBytes, int maxEntryBytes, Dur
      * Reads the {@code cache} section (absent or null: {@link #DEFAULTS}); unset fields keep their
      * defaults.
      *
-     * @throws IllegalArgumentException naming every problem, each prefixed with its path
+     * @throws InvalidCacheConfigException naming every problem, each prefixed with its path
      */
     public static CacheConfig parse(JsonNode node) {
         if (node == null || node.isNull() || node.isMissingNode()) {
@@ -44,13 +45,12 @@ public record CacheConfig(boolean enabled, long maxBytes, int maxEntryBytes, Dur
         }
         List<String> problems = new ArrayList<>();
         if (!node.isObject()) {
-            throw new IllegalArgumentException("cache: must be a mapping");
+            throw new InvalidCacheConfigException(List.of("cache: must be a mapping"));
         }
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String f = it.next();
             if (!FIELDS.contains(f)) {
-                problems.add("cache." + f + ": unknown field (expected "
-                        + String.join(", ", FIELDS.stream().sorted().toList()) + ")");
+                problems.add(UnknownKey.problem("cache", f, FIELDS));
             }
         }
         boolean enabled = DEFAULTS.enabled;
@@ -68,7 +68,7 @@ public record CacheConfig(boolean enabled, long maxBytes, int maxEntryBytes, Dur
             problems.add("cache.max_entry_bytes: must not exceed max_bytes (" + maxBytes + ")");
         }
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(String.join("; ", problems));
+            throw new InvalidCacheConfigException(problems);
         }
         return new CacheConfig(enabled, maxBytes, (int) maxEntry, Duration.ofMillis(fillMs));
     }

@@ -35,7 +35,14 @@ class CacheConfigTest {
                 .hasMessageContaining("cache.enabled: must be true or false")
                 .hasMessageContaining("cache.max_bytes: must be a positive integer")
                 .hasMessageContaining("cache.max_entry_bytes: must be a positive integer")
-                .hasMessageContaining("cache.ttl: unknown field");
+                .hasMessageContaining(
+                        "cache.ttl: unknown key (known: [enabled, fill_timeout_ms, max_bytes, max_entry_bytes])");
+        assertThatThrownBy(() -> CacheConfig.parse(tree("{\"max_byte\": 1}")))
+                .isInstanceOfSatisfying(
+                        InvalidCacheConfigException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly("cache.max_byte: unknown key (did you mean 'max_bytes'?"
+                                        + " known: [enabled, fill_timeout_ms, max_bytes, max_entry_bytes])"));
         assertThatThrownBy(() -> CacheConfig.parse(tree("{\"max_bytes\": 1000, \"max_entry_bytes\": 2000}")))
                 .hasMessageContaining("cache.max_entry_bytes: must not exceed max_bytes (1000)");
         assertThatThrownBy(() -> CacheConfig.parse(tree("[1]"))).hasMessageContaining("cache: must be a mapping");

@@ -26,13 +26,27 @@ public final class Main implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        CommandLine cli = new CommandLine(new Main())
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line as {@code bin/shardgate} runs it. */
+    public static CommandLine commandLine() {
+        return new CommandLine(new Main())
                 // an unreachable endpoint or ZooKeeper is a message for the operator, not a stack trace
                 .setExecutionExceptionHandler((e, line, parsed) -> {
-                    line.getErr().println("shardgate: " + e.getMessage());
+                    line.getErr().println("shardgate: " + describe(e));
                     return 1;
                 });
-        System.exit(cli.execute(args));
+    }
+
+    /** The first message along the causes, never "null": an exception's kind when none has one. */
+    static String describe(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                return t.getMessage();
+            }
+        }
+        return failure.getClass().getName() + " (no message)";
     }
 
     @Override
@@ -50,16 +64,29 @@ public final class Main implements Runnable {
                 description = "YAML configuration file")
         Path config;
 
+        @Option(
+                names = "--publish-config",
+                description = "when the cluster (ZooKeeper) already holds a configuration that differs from the"
+                        + " file's hostgroups, users, schemas, query_rules or cache, publish the file's as the next"
+                        + " version (validated like any new version) instead of running the stored one;"
+                        + " same as zookeeper.publish_on_start: true")
+        boolean publishConfig;
+
+        /** The file as the router starts with it. */
+        RouterConfig configuration() {
+            RouterConfig parsed = RouterConfig.load(config);
+            return publishConfig ? parsed.withPublishOnStart() : parsed;
+        }
+
         @Override
         public Integer call() {
-            RouterConfig parsed;
+            Shardgate router;
             try {
-                parsed = RouterConfig.load(config);
+                router = Shardgate.start(configuration());
             } catch (ConfigException e) {
                 System.err.println("shardgate: " + e.getMessage());
                 return 2;
             }
-            Shardgate router = Shardgate.start(parsed);
             Runtime.getRuntime().addShutdownHook(new Thread(router::close, "sg-shutdown"));
             router.awaitClose();
             return 0;

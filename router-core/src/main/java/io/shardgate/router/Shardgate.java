@@ -9,6 +9,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.NettyRuntime;
 import io.netty.util.concurrent.Future;
+import io.shardgate.admin.http.ReadinessCheck;
 import io.shardgate.admin.store.ConfigVersion;
 import io.shardgate.admin.store.ZkRuleStore;
 import io.shardgate.protocol.frame.PacketFrameDecoder;
@@ -37,6 +38,7 @@ import io.shardgate.router.frontend.SessionInfo;
 import io.shardgate.router.frontend.SessionRegistry;
 import io.shardgate.router.frontend.UserConnections;
 import io.shardgate.router.frontend.UserDirectory;
+import io.shardgate.router.health.DefaultHostgroupReadiness;
 import io.shardgate.router.health.ServerMonitor;
 import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.net.Transport;
@@ -298,7 +300,10 @@ public final class Shardgate implements AutoCloseable {
                 httpPort = control.startHttp(
                         new InetSocketAddress(settings.bind(), settings.httpPort()),
                         metrics.registry(),
-                        cache.control());
+                        cache.control(),
+                        settings.readyRequiresOnlineBackends()
+                                ? new DefaultHostgroupReadiness(routing, hostgroups)
+                                : ReadinessCheck.NONE);
             } catch (RuntimeException e) {
                 listener.close().syncUninterruptibly();
                 throw e;

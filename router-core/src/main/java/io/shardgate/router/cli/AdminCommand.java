@@ -12,6 +12,7 @@ import io.shardgate.router.control.ClusterDocuments;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -77,10 +78,20 @@ public final class AdminCommand implements Runnable {
                 defaultValue = "/shardgate/default")
         String root;
 
+        @Option(
+                names = "--connect-timeout",
+                paramLabel = "SECONDS",
+                description = "how long to wait for ZooKeeper to answer (default: ${DEFAULT-VALUE})",
+                defaultValue = "15")
+        int connectTimeoutSeconds;
+
         ClusterEndpoint open(RouterConfig local) throws InterruptedException {
-            return zookeeper != null
-                    ? new ZooKeeperClusterEndpoint(zookeeper, root, local)
-                    : new HttpClusterEndpoint(url);
+            if (zookeeper == null) {
+                return new HttpClusterEndpoint(url);
+            }
+            // the ZooKeeper client's own lines (connects, retries, stack traces) would bury the answer
+            CliLogging.quietZooKeeperClient();
+            return new ZooKeeperClusterEndpoint(zookeeper, root, local, Duration.ofSeconds(connectTimeoutSeconds));
         }
     }
 

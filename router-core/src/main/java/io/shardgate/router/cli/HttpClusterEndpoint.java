@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardgate.admin.store.ConfigDocuments;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -45,8 +46,15 @@ final class HttpClusterEndpoint implements ClusterEndpoint {
     }
 
     private Answer send(HttpRequest.Builder request) throws Exception {
-        HttpResponse<String> response =
-                http.send(request.timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response;
+        try {
+            response = http.send(request.timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            // a refused connection comes as a ConnectException without a message
+            throw new ClusterUnreachableException("cannot reach a router's HTTP API at " + base + " ("
+                    + ClusterUnreachableException.reason(e) + "): is a router running there with this http_port?"
+                    + " Give its address with --url, or go to ZooKeeper directly with --zookeeper HOST:PORT");
+        }
         JsonNode body;
         try {
             body = JSON.readTree(response.body());

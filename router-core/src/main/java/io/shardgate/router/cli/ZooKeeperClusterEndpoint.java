@@ -30,15 +30,25 @@ final class ZooKeeperClusterEndpoint implements ClusterEndpoint {
     private final CuratorFramework client;
     private final ZkRuleStore store;
 
-    ZooKeeperClusterEndpoint(String connect, String root, RouterConfig local) throws InterruptedException {
-        client = CuratorFrameworkFactory.builder()
-                .connectString(connect)
-                .retryPolicy(new ExponentialBackoffRetry(200, 3, 2_000))
-                .build();
+    ZooKeeperClusterEndpoint(String connect, String root, RouterConfig local, Duration connectTimeout)
+            throws InterruptedException {
+        CuratorFramework started;
+        try {
+            started = CuratorFrameworkFactory.builder()
+                    .connectString(connect)
+                    .retryPolicy(new ExponentialBackoffRetry(200, 3, 2_000))
+                    .build();
+        } catch (IllegalArgumentException e) {
+            throw new ClusterUnreachableException("--zookeeper '" + connect + "' is not a ZooKeeper connect string"
+                    + " (host:port[,host:port...]): " + ClusterUnreachableException.reason(e));
+        }
+        client = started;
         client.start();
-        if (!client.blockUntilConnected(15, TimeUnit.SECONDS)) {
+        if (!client.blockUntilConnected((int) connectTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
             client.close();
-            throw new RuleStoreException("ZooKeeper " + connect + " is not reachable");
+            throw new ClusterUnreachableException("ZooKeeper " + connect + " is not reachable (no session within "
+                    + connectTimeout.toSeconds() + " s): check the address given with --zookeeper, or go through a"
+                    + " router's HTTP API with --url");
         }
         store = new ZkRuleStore(
                 client,

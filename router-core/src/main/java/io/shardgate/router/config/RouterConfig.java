@@ -1,13 +1,17 @@
 package io.shardgate.router.config;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.shardgate.cache.CacheConfig;
+import io.shardgate.cache.InvalidCacheConfigException;
 import io.shardgate.sharding.rule.InvalidRulesException;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.io.IOException;
@@ -71,25 +75,16 @@ public record RouterConfig(
         if (yaml.isBlank()) {
             throw new ConfigException(source + ": empty configuration");
         }
-        RouterConfig config;
+        JsonNode tree;
         try {
-            config = YAML.readValue(yaml, RouterConfig.class);
-        } catch (UnrecognizedPropertyException e) {
-            throw new ConfigException(source + ": unknown key '" + e.getPropertyName() + "' at " + path(e) + " (known: "
-                    + e.getKnownPropertyIds() + ")");
-        } catch (JsonMappingException e) {
-            throw new ConfigException(source + ": " + path(e) + ": " + e.getOriginalMessage());
+            tree = YAML.readTree(yaml);
         } catch (IOException e) {
             throw new ConfigException(source + ": not valid YAML: " + e.getMessage());
         }
-        if (config == null) {
+        if (tree == null || tree.isMissingNode() || tree.isNull()) {
             throw new ConfigException(source + ": empty configuration");
         }
-        List<String> problems = config.validate();
-        if (!problems.isEmpty()) {
-            throw new ConfigException(source + " is invalid:\n  - " + String.join("\n  - ", problems));
-        }
-        return config;
+        return read(tree, source, true);
     }
 
     /**
@@ -97,19 +92,44 @@ public record RouterConfig(
      * query_rules}, {@code cache}) from a tree, as the control plane holds them; the result carries
      * default {@code server} and {@code zookeeper} sections and is not validated yet.
      *
-     * @throws ConfigException naming the first key that cannot be read
+     * @throws ConfigException listing every unknown key, or the first value that cannot be read
      */
     public static RouterConfig fromTree(JsonNode tree, String source) {
+        return read(tree, source, false);
+    }
+
+    /**
+     * Binds {@code tree}, reporting every problem at once: each unknown key with its path, the
+     * accounts that fail their own checks, the first value of a wrong type, then (with {@code
+     * validate}) every rule the bound configuration breaks.
+     */
+    private static RouterConfig read(JsonNode tree, String source, boolean validate) {
+        List<String> problems = new ArrayList<>(new UnknownKeyScan(YAML).problems(tree, RouterConfig.class));
+        Lenient lenient = new Lenient();
+        RouterConfig config;
         try {
-            return YAML.treeToValue(tree, RouterConfig.class);
-        } catch (UnrecognizedPropertyException e) {
-            throw new ConfigException(source + ": unknown key '" + e.getPropertyName() + "' at " + path(e) + " (known: "
-                    + e.getKnownPropertyIds() + ")");
+            config = YAML.readerFor(RouterConfig.class).withHandler(lenient).readValue(tree);
         } catch (JsonMappingException e) {
-            throw new ConfigException(source + ": " + path(e) + ": " + e.getOriginalMessage());
+            problems.addAll(lenient.problems);
+            problems.add(path(e) + ": " + e.getOriginalMessage());
+            throw invalid(source, problems);
         } catch (IOException e) {
             throw new ConfigException(source + ": " + e.getMessage());
         }
+        problems.addAll(lenient.problems);
+        if (validate && config != null) {
+            problems.addAll(config.validate());
+        }
+        if (!problems.isEmpty()) {
+            throw invalid(source, problems);
+        }
+        return config;
+    }
+
+    private static ConfigException invalid(String source, List<String> problems) {
+        return new ConfigException(
+                source + " is invalid (" + problems.size() + (problems.size() == 1 ? " problem" : " problems") + ")",
+                problems);
     }
 
     private static String path(JsonMappingException e) {
@@ -124,6 +144,43 @@ public record RouterConfig(
         return sb.length() == 0 ? "top level" : sb.toString();
     }
 
+    /**
+     * Lets the binding go on past what {@link UnknownKeyScan} reported already (unknown keys are
+     * skipped) and past an account whose own checks fail ({@link UserConfig}): its problem is
+     * recorded and {@link UserConfig#UNREADABLE} stands in, so the rest of the file is still read
+     * and checked.
+     */
+    private static final class Lenient extends DeserializationProblemHandler {
+        final List<String> problems = new ArrayList<>();
+
+        @Override
+        public boolean handleUnknownProperty(
+                DeserializationContext ctxt,
+                JsonParser p,
+                JsonDeserializer<?> deserializer,
+                Object beanOrClass,
+                String propertyName)
+                throws IOException {
+            p.skipChildren();
+            return true;
+        }
+
+        @Override
+        public Object handleInstantiationProblem(
+                DeserializationContext ctxt, Class<?> instClass, Object argument, Throwable t) {
+            if (instClass != UserConfig.class) {
+                return NOT_HANDLED;
+            }
+            Throwable cause = t;
+            while (!(cause instanceof ConfigException) && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            String message = cause.getMessage();
+            problems.add(message.startsWith("users") ? message : "users: " + message);
+            return UserConfig.UNREADABLE;
+        }
+    }
+
     /** Every problem of the document, in reading order; empty when it is valid. */
     public List<String> validate() {
         List<String> problems = new ArrayList<>(server.validate());
@@ -134,6 +191,9 @@ public record RouterConfig(
         }
         Set<String> userNames = new HashSet<>();
         for (UserConfig user : users) {
+            if (user == UserConfig.UNREADABLE) {
+                continue; // its problem is reported already
+            }
             if (!userNames.add(user.name())) {
                 problems.add("users: duplicate user '" + user.name() + "'");
             }
@@ -154,6 +214,8 @@ public record RouterConfig(
         }
         try {
             cacheConfig();
+        } catch (InvalidCacheConfigException e) {
+            problems.addAll(e.problems());
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage());
         }
@@ -165,6 +227,15 @@ public record RouterConfig(
             }
         }
         return problems;
+    }
+
+    /**
+     * This configuration publishing its cluster sections at start when they differ from the
+     * cluster's ({@code zookeeper.publish_on_start}, {@code bin/shardgate run --publish-config}).
+     */
+    public RouterConfig withPublishOnStart() {
+        return new RouterConfig(
+                server, users, zookeeper.withPublishOnStart(), hostgroups, schemas, queryRules, cache, admin);
     }
 
     /** The {@code schemas} and {@code query_rules} sections as a validated rule version. */

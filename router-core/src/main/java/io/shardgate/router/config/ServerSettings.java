@@ -37,6 +37,9 @@ import java.util.Set;
  *     loginFailureWindowMillis} after which that address is refused with ER_HOST_IS_BLOCKED until
  *     the window has passed; 0 disables the block
  * @param loginFailureWindowMillis how long failed logins count, and how long a block lasts
+ * @param readyRequiresOnlineBackends true: {@code GET /ready} answers 503 while some schema's
+ *     default hostgroup has no ONLINE server, so a load balancer takes the router out until one is
+ *     back; false (the default): ready once a configuration version is loaded
  */
 public record ServerSettings(
         String bind,
@@ -57,7 +60,8 @@ public record ServerSettings(
         Integer queryTimeoutMillis,
         Integer maxStatementBytes,
         Integer maxLoginFailures,
-        Integer loginFailureWindowMillis) {
+        Integer loginFailureWindowMillis,
+        Boolean readyRequiresOnlineBackends) {
 
     static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
 
@@ -81,12 +85,13 @@ public record ServerSettings(
         // MySQL's max_connect_errors default; the window keeps a mistyped password from locking out for long
         maxLoginFailures = maxLoginFailures == null ? 100 : maxLoginFailures;
         loginFailureWindowMillis = loginFailureWindowMillis == null ? 60_000 : loginFailureWindowMillis;
+        readyRequiresOnlineBackends = readyRequiresOnlineBackends != null && readyRequiresOnlineBackends;
     }
 
     static ServerSettings defaults() {
         return new ServerSettings(
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null);
+                null, null, null);
     }
 
     List<String> validate() {

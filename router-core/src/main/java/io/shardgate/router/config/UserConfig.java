@@ -21,6 +21,12 @@ import io.shardgate.protocol.auth.StoredCredential;
 public record UserConfig(
         String name, StoredCredential credential, String defaultSchema, boolean requireTls, int maxConnections) {
 
+    /**
+     * Stands in for an account whose entry failed its checks while the rest of the file is read,
+     * so every problem of the file is reported at once; a configuration holding it is never used.
+     */
+    static final UserConfig UNREADABLE = new UserConfig("", StoredCredential.NO_PASSWORD, null);
+
     /** A user without TLS requirement or connection limit of its own. */
     public UserConfig(String name, StoredCredential credential, String defaultSchema) {
         this(name, credential, defaultSchema, false, 0);

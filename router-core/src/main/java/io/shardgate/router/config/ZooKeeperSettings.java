@@ -18,19 +18,33 @@ import org.apache.zookeeper.common.PathUtils;
  *     this long after the router does
  * @param startupTimeoutMillis how long the start waits for ZooKeeper and the cluster's version
  *     before serving the YAML's own rules (and catching up once ZooKeeper answers)
+ * @param publishOnStart when the cluster's root already holds a version whose sections differ from
+ *     the file's, publish the file's as the next version at start (validated as any new version)
+ *     instead of running the stored one; {@code bin/shardgate run --publish-config} sets it
  */
 public record ZooKeeperSettings(
-        String connect, String root, Integer embeddedPort, Integer sessionTimeoutMillis, Integer startupTimeoutMillis) {
+        String connect,
+        String root,
+        Integer embeddedPort,
+        Integer sessionTimeoutMillis,
+        Integer startupTimeoutMillis,
+        Boolean publishOnStart) {
     public ZooKeeperSettings {
         connect = connect == null ? "" : connect.trim();
         root = root == null ? "/shardgate/default" : root;
         embeddedPort = embeddedPort == null ? 0 : embeddedPort;
         sessionTimeoutMillis = sessionTimeoutMillis == null ? 15_000 : sessionTimeoutMillis;
         startupTimeoutMillis = startupTimeoutMillis == null ? 10_000 : startupTimeoutMillis;
+        publishOnStart = publishOnStart != null && publishOnStart;
     }
 
     static ZooKeeperSettings defaults() {
-        return new ZooKeeperSettings(null, null, null, null, null);
+        return new ZooKeeperSettings(null, null, null, null, null, null);
+    }
+
+    /** These settings with {@code publish_on_start} set. */
+    public ZooKeeperSettings withPublishOnStart() {
+        return new ZooKeeperSettings(connect, root, embeddedPort, sessionTimeoutMillis, startupTimeoutMillis, true);
     }
 
     /** True when the router runs its own single-node ZooKeeper. */

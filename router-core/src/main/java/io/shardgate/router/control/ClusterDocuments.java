@@ -120,7 +120,7 @@ public final class ClusterDocuments {
         try {
             cluster = RouterConfig.fromTree(tree, "config");
         } catch (ConfigException e) {
-            return new Reading(null, List.of(e.getMessage()));
+            return new Reading(null, e.problems());
         }
         RouterConfig merged = new RouterConfig(
                 local.server(),

@@ -3,12 +3,15 @@ package io.shardgate.router.control;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shardgate.admin.http.AdminHttpServer;
 import io.shardgate.admin.http.CacheControl;
+import io.shardgate.admin.http.ReadinessCheck;
 import io.shardgate.admin.store.ConfigVersion;
+import io.shardgate.admin.store.InvalidConfigException;
 import io.shardgate.admin.store.LiveRouter;
 import io.shardgate.admin.store.RuleStore;
 import io.shardgate.admin.store.RuleStoreException;
 import io.shardgate.admin.store.ZkRuleStore;
 import io.shardgate.admin.zookeeper.EmbeddedZooKeeper;
+import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.RouterConfig;
 import io.shardgate.router.config.ZooKeeperSettings;
 import java.io.IOException;
@@ -110,7 +113,7 @@ public final class ControlPlane implements AutoCloseable {
             ConfigVersion first = firstVersion(local, client, store);
             LateSeeder seeder = null;
             if (first == null) {
-                seeder = new LateSeeder(client, store, ClusterDocuments.of(local), settings.root());
+                seeder = new LateSeeder(client, store, local);
                 seeder.start();
             }
             return new ControlPlane(embedded, client, store, first, seeder);
@@ -134,30 +137,41 @@ public final class ControlPlane implements AutoCloseable {
                         settings.startupTimeoutMillis());
                 return null;
             }
+            boolean seeded = false;
             try {
-                if (store.seedIfEmpty(ClusterDocuments.of(local))) {
+                seeded = store.seedIfEmpty(ClusterDocuments.of(local));
+                if (seeded) {
                     log.info("{} was empty: seeded it from the YAML file", settings.root());
                 } else {
                     log.info(
-                            "{} holds the cluster's configuration: it wins over the YAML file's sections",
+                            "{} holds the cluster's configuration (the YAML file only seeds an empty root)",
                             settings.root());
                 }
+            } catch (InvalidConfigException e) {
+                // the file passed the same checks when it was read: only the store's own limits get here
+                throw new ConfigException("the YAML file's cluster sections cannot be stored in ZooKeeper "
+                        + settings.root() + ":\n  - " + String.join("\n  - ", e.problems()));
             } catch (RuleStoreException e) {
                 log.warn("seeding {} failed ({}); waiting for its version", settings.root(), e.getMessage());
             }
             long left = Math.max(0, deadline - System.nanoTime());
             Optional<ConfigVersion> first = store.awaitVersion(1, Duration.ofNanos(left));
-            if (first.isEmpty()) {
-                log.warn(
-                        "no valid configuration version in {} within {} ms ({}): serving the rules of the YAML file",
-                        settings.root(),
-                        settings.startupTimeoutMillis(),
-                        store.status()
-                                .lastRejection()
-                                .map(r -> "refused: " + r.problems())
-                                .orElse("none yet"));
+            if (first.isPresent() && seeded) {
+                return first.get();
             }
-            return first.orElse(null);
+            if (first.isPresent()) {
+                return new StartupPublisher(local, store)
+                        .reconcile(first.get(), Duration.ofMillis(Math.max(1_000, settings.startupTimeoutMillis())));
+            }
+            log.warn(
+                    "no valid configuration version in {} within {} ms ({}): serving the rules of the YAML file",
+                    settings.root(),
+                    settings.startupTimeoutMillis(),
+                    store.status()
+                            .lastRejection()
+                            .map(r -> "refused: " + r.problems())
+                            .orElse("none yet"));
+            return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
@@ -236,8 +250,9 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     /** Starts the HTTP endpoint ({@code /health}, {@code /ready}, {@code /metrics}, {@code /api/...}). */
-    public synchronized int startHttp(InetSocketAddress address, PrometheusMeterRegistry metrics, CacheControl cache) {
-        AdminHttpServer server = new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache);
+    public synchronized int startHttp(
+            InetSocketAddress address, PrometheusMeterRegistry metrics, CacheControl cache, ReadinessCheck readiness) {
+        AdminHttpServer server = new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache, readiness);
         try {
             server.start();
         } catch (IOException e) {

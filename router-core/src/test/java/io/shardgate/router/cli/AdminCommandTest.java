@@ -58,7 +58,7 @@ class AdminCommandTest {
     private Run admin(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = Main.commandLine();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         String[] all = new String[args.length + 1];
@@ -117,5 +117,47 @@ class AdminCommandTest {
 
         Run unreachable = admin("status", "--url", "http://127.0.0.1:" + closedPort);
         assertThat(unreachable.exit()).isNotZero();
+    }
+
+    @Test
+    void aDeadHttpEndpointIsNamedWithWhatToTry() {
+        for (String command : new String[] {"status", "show"}) {
+            Run run = admin(command, "--url", "http://127.0.0.1:" + closedPort);
+            assertThat(run.exit()).isEqualTo(1);
+            assertThat(run.err())
+                    .startsWith("shardgate: cannot reach a router's HTTP API at http://127.0.0.1:" + closedPort + " (")
+                    .contains("--url", "--zookeeper")
+                    .doesNotContain("null")
+                    .doesNotContain("\tat ");
+        }
+    }
+
+    @Test
+    void aDeadZooKeeperIsNamedQuietly() {
+        try (CapturedEvents events = CapturedEvents.start()) {
+            Run run = admin("status", "--zookeeper", "127.0.0.1:" + closedPort, "--connect-timeout", "2");
+            assertThat(run.exit()).isEqualTo(1);
+            assertThat(run.err())
+                    .startsWith("shardgate: ZooKeeper 127.0.0.1:" + closedPort + " is not reachable")
+                    .doesNotContain("null");
+            assertThat(events.from("org.apache.zookeeper", "org.apache.curator"))
+                    .as("the ZooKeeper client's reconnect lines")
+                    .isEmpty();
+        } finally {
+            CapturedEvents.restoreZooKeeperLevels();
+        }
+    }
+
+    @Test
+    void talkingToZooKeeperDirectlyPrintsOnlyTheAnswer() {
+        try (CapturedEvents events = CapturedEvents.start()) {
+            Run run = admin("show", "--zookeeper", router.zooKeeperConnectString());
+            assertThat(run.exit()).as(run.err()).isZero();
+            assertThat(run.out()).contains("# cluster configuration version 1");
+            assertThat(events.from("org.apache.zookeeper", "org.apache.curator", "io.shardgate.admin.store"))
+                    .isEmpty();
+        } finally {
+            CapturedEvents.restoreZooKeeperLevels();
+        }
     }
 }

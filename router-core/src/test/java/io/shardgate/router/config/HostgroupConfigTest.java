@@ -74,7 +74,7 @@ class HostgroupConfigTest {
         assertThatThrownBy(
                         () -> hostgroup("  - {id: 10, writer: db1, user: sg, readers: [{address: db2, wieght: 2}]}\n"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("unknown key 'wieght'");
+                .hasMessageContaining("hostgroups[0].readers[0].wieght: unknown key (did you mean 'weight'?");
     }
 
     @Test

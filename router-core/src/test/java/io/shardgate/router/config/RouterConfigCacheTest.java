@@ -30,7 +30,7 @@ class RouterConfigCacheTest {
         assertThatThrownBy(() -> RouterConfig.parse(MINIMAL + "cache: {enabled: yes please, max_entry_byte: 5}\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("cache.enabled: must be true or false")
-                .hasMessageContaining("cache.max_entry_byte: unknown field");
+                .hasMessageContaining("cache.max_entry_byte: unknown key (did you mean 'max_entry_bytes'?");
         assertThatThrownBy(() -> RouterConfig.parse(MINIMAL + "cache: {max_bytes: 100, max_entry_bytes: 200}\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("cache.max_entry_bytes: must not exceed max_bytes");

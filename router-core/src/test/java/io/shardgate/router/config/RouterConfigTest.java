@@ -63,8 +63,87 @@ class RouterConfigTest {
     void unknownKeyIsRejectedWithItsName() {
         assertThatThrownBy(() -> RouterConfig.parse(MINIMAL + "server: {prot: 1}\n"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("unknown key 'prot'")
-                .hasMessageContaining("server");
+                .hasMessageContaining(
+                        "server.prot: unknown key (did you mean 'port'? known: [admin_port, auth_plugin,");
+    }
+
+    @Test
+    void everyUnknownKeyAndEveryOtherProblemIsListedAtOnceInOneFormat() {
+        assertThatThrownBy(() -> RouterConfig.parse("""
+                        server: {prot: 1, max_conections: 5, port: 70000}
+                        users:
+                          - {name: a, pasword: x}
+                        hostgroups:
+                          - {id: 1, writer: "h:1", user: u, pool: {max_connection: 3}, readers: [{address: "r:1", wieght: 2}]}
+                        schemas:
+                          - {name: s, default_hostgroup: 1, tables: [{name: t, strategy: table, hostgrup: 1}]}
+                        cache: {max_byte: 1}
+                        shards: 4
+                        """))
+                .isInstanceOf(ConfigException.class)
+                .satisfies(e -> assertThat(((ConfigException) e).problems())
+                        .containsExactly(
+                                "server.prot: unknown key (did you mean 'port'? known: " + known("server") + ")",
+                                "server.max_conections: unknown key (did you mean 'max_connections'? known: "
+                                        + known("server") + ")",
+                                "users[0].pasword: unknown key (did you mean 'password'? known: [default_schema,"
+                                        + " max_connections, name, password, password_hash, require_tls])",
+                                "hostgroups[0].pool.max_connection: unknown key (did you mean 'max_connections'?"
+                                        + " known: [acquire_timeout_millis, idle_timeout_millis, max_connections,"
+                                        + " max_lifetime_millis, multiplexing])",
+                                "hostgroups[0].readers[0].wieght: unknown key (did you mean 'weight'? known: [address,"
+                                        + " max_connections, weight])",
+                                "shards: unknown key (known: [admin, cache, hostgroups, query_rules, schemas, server,"
+                                        + " users, zookeeper])",
+                                // an account failing its own checks does not stop the reading
+                                "users: user 'a': give exactly one of password or password_hash",
+                                "server.port must be a TCP port (0..65535), was 70000",
+                                "cache.max_byte: unknown key (did you mean 'max_bytes'? known: [enabled,"
+                                        + " fill_timeout_ms, max_bytes, max_entry_bytes])",
+                                "schemas.s.tables.t.hostgrup: unknown key (did you mean 'hostgroup'? known:"
+                                        + " [hostgroup, name, strategy])",
+                                "schemas.s.tables.t.hostgroup: is required"))
+                .hasMessageStartingWith("<config> is invalid (11 problems):\n  - server.prot: unknown key");
+    }
+
+    @Test
+    void anUnknownKeyWhoseValueIsAMappingOrAListIsNamedWhereItIs() {
+        assertThatThrownBy(() -> RouterConfig.parse("""
+                        users: [{name: a, password: x}]
+                        hostgroups:
+                          - {id: 1, writer: "h:1", user: u, pol: {max_connections: 3}, reader: ["r:1"]}
+                        server: {tls: {enabled: false, protocol: [TLSv1.3]}}
+                        """))
+                .isInstanceOf(ConfigException.class)
+                .satisfies(e -> assertThat(((ConfigException) e).problems())
+                        .extracting(p -> p.substring(0, p.indexOf(" (")))
+                        .containsExactly(
+                                "hostgroups[0].pol: unknown key",
+                                "hostgroups[0].reader: unknown key",
+                                "server.tls.protocol: unknown key"));
+    }
+
+    @Test
+    void aValueOfTheWrongTypeIsListedWithTheUnknownKeys() {
+        assertThatThrownBy(() -> RouterConfig.parse(MINIMAL + "server: {port: six, bnd: 0.0.0.0}\nzookeper: {}\n"))
+                .isInstanceOf(ConfigException.class)
+                .satisfies(e -> assertThat(((ConfigException) e).problems())
+                        .hasSize(3)
+                        .anySatisfy(p -> assertThat(p).startsWith("server.bnd: unknown key (did you mean 'bind'?"))
+                        .anySatisfy(p -> assertThat(p).startsWith("zookeper: unknown key (did you mean 'zookeeper'?"))
+                        .anySatisfy(
+                                p -> assertThat(p).startsWith("server.port: ").contains("six")));
+    }
+
+    /** The keys of the {@code server} section, sorted, as the loader names them. */
+    private static String known(String section) {
+        try {
+            RouterConfig.parse(MINIMAL + section + ": {zz: 1}\n");
+        } catch (ConfigException e) {
+            String p = e.problems().get(0);
+            return p.substring(p.indexOf("known: ") + "known: ".length(), p.length() - 1);
+        }
+        throw new AssertionError("zz accepted");
     }
 
     @Test

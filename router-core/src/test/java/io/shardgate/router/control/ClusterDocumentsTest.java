@@ -88,7 +88,7 @@ class ClusterDocumentsTest {
         assertThat(ClusterDocuments.read(local, ConfigDocuments.of(sections)).problems())
                 .singleElement()
                 .asString()
-                .contains("unknown key 'pol'");
+                .startsWith("hostgroups[0].pol: unknown key (did you mean 'pool'?");
 
         sections.put(ConfigDocuments.HOSTGROUPS, "[{id: 10, writer: 'db1:3306', user: sg}]");
         assertThat(ClusterDocuments.read(local, ConfigDocuments.of(sections)).problems())

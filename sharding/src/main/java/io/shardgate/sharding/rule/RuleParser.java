@@ -516,7 +516,7 @@ final class RuleParser {
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String key = it.next();
             if (!allowed.contains(key)) {
-                problems.add(path + "." + key + ": unknown key (allowed: " + new TreeSet<>(allowed) + ")");
+                problems.add(UnknownKey.problem(path, key, allowed));
             }
         }
     }

@@ -107,7 +107,7 @@ class RuleSnapshotTest {
                         InvalidRulesException.class,
                         e -> assertThat(e.problems())
                                 .containsExactly(
-                                        "schemas.shop.colour: unknown key (allowed: [binding_groups, default_hostgroup, name,"
+                                        "schemas.shop.colour: unknown key (known: [binding_groups, default_hostgroup, name,"
                                                 + " tables])",
                                         "schemas.shop.default_hostgroup: unknown hostgroup 99 (known: [10, 20])",
                                         "schemas.shop.tables.a.hostgroups.20: bucket 3 is already mapped to hostgroup 10",
@@ -167,7 +167,7 @@ class RuleSnapshotTest {
                                                 + " range must be unbounded (omit its 'below'), or generated keys would"
                                                 + " fall outside every range",
                                         "schemas.s.tables.c.key_generation: must be snowflake or none, not 'uuid'",
-                                        "schemas.s.tables.d.key_generation: unknown key (allowed: [hostgroup, name,"
+                                        "schemas.s.tables.d.key_generation: unknown key (known: [hostgroup, name,"
                                                 + " strategy])"));
     }
 
