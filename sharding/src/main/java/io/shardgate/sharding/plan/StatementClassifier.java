@@ -53,6 +53,7 @@ final class StatementClassifier {
                     + "((?:`[^`]*`|[^\\s,(`]+)(?:\\.(?:`[^`]*`|[^\\s,(`]+))?(?: ?, ?(?:`[^`]*`|[^\\s,(`]+)"
                     + "(?:\\.(?:`[^`]*`|[^\\s,(`]+))?)*)",
             Pattern.CASE_INSENSITIVE);
+    private static final Pattern SUBQUERY = Pattern.compile("\\bSELECT\\b", Pattern.CASE_INSENSITIVE);
     private static final Pattern CREATE_FROM_QUERY =
             Pattern.compile("^CREATE (?:OR REPLACE )?(?:TEMPORARY )?TABLE .*\\bSELECT\\b", Pattern.CASE_INSENSITIVE);
     private static final Pattern DATABASE_DDL =
@@ -127,6 +128,18 @@ final class StatementClassifier {
     Planned classify(String parseError) {
         String first = firstWord(text);
         if (SESSION.contains(first)) {
+            if (first.equals("SET") && SUBQUERY.matcher(text).find()) {
+                // SET @v = (SELECT ...) runs where session statements run, the default hostgroup: it
+                // may read only tables that live there whole
+                Planned reads = mentioned(StatementKind.SESSION, Role.WRITER, "SET with a subquery");
+                if (!(reads.route() instanceof Route.OneHostgroup one) || one.hostgroup() != defaultHostgroup) {
+                    return reads.route() instanceof Route.Refuse
+                            ? reads
+                            : Planned.refuse(
+                                    StatementKind.SESSION,
+                                    "SET with a subquery over tables not on the schema's default hostgroup");
+                }
+            }
             return Planned.of(StatementKind.SESSION, Role.WRITER, new Route.Session(first));
         }
         if (REFUSED.contains(first)) {
