@@ -83,7 +83,10 @@ final class DifferentialCluster implements AutoCloseable {
         }
     }
 
-    /** A client connection through the router: {@code driver} 0 MySQL Connector/J, 1 MariaDB Connector/J. */
+    /**
+     * A client connection through the router: {@code driver} 0 MySQL Connector/J, 1 MariaDB
+     * Connector/J, 2 MySQL Connector/J with {@code characterEncoding=ISO-8859-1} (a latin1 client).
+     */
     Connection viaRouter(int driver, boolean serverPrepared) throws SQLException {
         return connect(driver, serverPrepared, router.mysqlPort(), USER, PASSWORD);
     }
@@ -97,13 +100,16 @@ final class DifferentialCluster implements AutoCloseable {
             throws SQLException {
         Map<String, String> p = new java.util.HashMap<>();
         p.put("socketTimeout", "30000");
-        if (driver == 0) {
+        if (driver == 2) {
+            p.put("characterEncoding", "ISO-8859-1");
+        }
+        if (driver != 1) {
             p.put("useServerPrepStmts", Boolean.toString(serverPrepared));
             p.put("emulateUnsupportedPstmts", "false"); // a refused PREPARE must not fall back to client-side
             p.put("cachePrepStmts", "false");
             p.put("sslMode", "DISABLED");
         }
-        return (driver == 0 ? Driver.MYSQL : Driver.MARIADB)
+        return (driver == 1 ? Driver.MARIADB : Driver.MYSQL)
                 .connect(port, DifferentialSchema.SCHEMA, user, password, p);
     }
 

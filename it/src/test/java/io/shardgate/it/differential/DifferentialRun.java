@@ -31,14 +31,16 @@ final class DifferentialRun implements AutoCloseable {
     private final Tally tally;
     private final Map<Table, List<List<Object>>> rows = DifferentialSchema.rows();
     private final TableCheck tables;
-    /** [driver][prepared ? 1 : 0]; MariaDB Connector/J only as text. */
-    private final Connection[][] router = new Connection[2][2];
+    /** [driver][prepared ? 1 : 0]: MySQL Connector/J, MariaDB Connector/J, MySQL Connector/J as a latin1 client; prepared only with the first. */
+    private final Connection[][] router = new Connection[3][2];
 
-    private final Connection[][] oracle = new Connection[2][2];
+    private final Connection[][] oracle = new Connection[3][2];
     private Connection weights;
     private AnswerComparison comparison;
     private final List<String> sinceReset = new ArrayList<>();
     private boolean dirty;
+    /** Whether the statement being executed found a class of difference not seen before. */
+    private boolean newClass;
 
     DifferentialRun(DifferentialCluster cluster, long seed, Tally tally) throws SQLException {
         this.cluster = cluster;
@@ -49,7 +51,7 @@ final class DifferentialRun implements AutoCloseable {
     }
 
     private void connect() throws SQLException {
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < 3; d++) {
             for (int p = 0; p < (d == 0 ? 2 : 1); p++) {
                 router[d][p] = cluster.viaRouter(d, p == 1);
                 oracle[d][p] = cluster.toOracle(d, p == 1);
@@ -120,13 +122,16 @@ final class DifferentialRun implements AutoCloseable {
     private static String via(int driver, boolean prepared) {
         return driver == 1
                 ? "MariaDB Connector/J, text protocol"
-                : prepared
-                        ? "MySQL Connector/J, server-side prepared (useServerPrepStmts=true)"
-                        : "MySQL Connector/J, text protocol";
+                : driver == 2
+                        ? "MySQL Connector/J, text protocol, characterEncoding=ISO-8859-1 (a latin1 client)"
+                        : prepared
+                                ? "MySQL Connector/J, server-side prepared (useServerPrepStmts=true)"
+                                : "MySQL Connector/J, text protocol";
     }
 
     private void execute(long index, GeneratedStatement st, int driver, boolean prepared)
             throws SQLException, IOException {
+        newClass = false;
         Connection rc = router[driver][prepared ? 1 : 0];
         Connection oc = oracle[driver][prepared ? 1 : 0];
         List<String> session = new ArrayList<>();
@@ -168,16 +173,63 @@ final class DifferentialRun implements AutoCloseable {
             checkNanos += System.nanoTime() - t0;
             for (Difference d : checked) {
                 differed = true;
-                tally.difference(
+                newClass |= tally.difference(
                         st.shape() + " / " + d.kind(), reproducer(index, st, driver, prepared, session, got, want, d));
             }
         }
         if (differed) {
+            boolean afterOtherWrites = !sinceReset.isEmpty();
             reset();
+            if (newClass && afterOtherWrites) {
+                recheckOnInitialRows(index, st, driver, prepared);
+            }
         } else {
             session.forEach(s -> sinceReset.add(s + ";"));
             sinceReset.add(st.literal() + ";");
         }
+    }
+
+    /**
+     * Runs a write that differed after other writes once more on the initial rows; when it still
+     * differs, its reproducer without the earlier writes is kept as the class's shrunk one.
+     */
+    private void recheckOnInitialRows(long index, GeneratedStatement st, int driver, boolean prepared)
+            throws SQLException, IOException {
+        Connection rc = router[driver][prepared ? 1 : 0];
+        Connection oc = oracle[driver][prepared ? 1 : 0];
+        List<String> session = new ArrayList<>();
+        Set<String> written = new LinkedHashSet<>(st.writes());
+        for (GeneratedStatement b : st.before()) {
+            Answer.run(oc, b, false);
+            Answer.run(rc, b, false);
+            written.addAll(b.writes());
+            session.add(b.literal());
+        }
+        Answer want = Answer.run(oc, st, prepared);
+        Answer got = Answer.run(rc, st, prepared);
+        for (String a : st.after()) {
+            Answer.run(oc, a);
+            Answer.run(rc, a);
+        }
+        List<Difference> found = new ArrayList<>();
+        Difference d = got.refusal() ? null : comparison.compare(st, got, want);
+        if (d != null) {
+            found.add(d);
+        }
+        for (String name : written) {
+            found.addAll(tables.check(table(name)));
+        }
+        if (got.lost()) {
+            reconnect();
+        }
+        for (Difference f : found) {
+            tally.shrunk(
+                    st.shape() + " / " + f.kind(),
+                    "statement #" + index + " run again on the initial rows alone:\n"
+                            + reproducer(index, st, driver, prepared, session, got, want, f));
+        }
+        dirty = true;
+        reset();
     }
 
     /** How a statement's answers compared. */
@@ -221,7 +273,9 @@ final class DifferentialRun implements AutoCloseable {
         }
         String cls = st.shape() + " / " + d.kind();
         String text = reproducer(index, st, driver, prepared, session, got, want, d);
-        if (tally.difference(cls, text) && st.spec() != null && !st.isWrite() && session.isEmpty() && !got.lost()) {
+        boolean first = tally.difference(cls, text);
+        newClass |= first;
+        if (first && st.spec() != null && !st.isWrite() && session.isEmpty() && !got.lost()) {
             String shrunk = shrink(index, st, d, driver, prepared);
             if (shrunk != null) {
                 tally.shrunk(cls, shrunk);

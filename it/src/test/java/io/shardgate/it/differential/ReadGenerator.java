@@ -66,6 +66,9 @@ final class ReadGenerator {
         for (int i = 0; i < n; i++) {
             items.add(g.rowExpression(t, null));
         }
+        if (g.chance(8)) {
+            items = List.of(new SelectSpec.Item(Fragment.of("*"), CellMode.EXACT));
+        }
         List<Fragment> orderBy = new ArrayList<>();
         boolean total = false;
         if (withLimit || totalOrder || g.chance(40)) {
@@ -120,6 +123,12 @@ final class ReadGenerator {
                     });
         }
         String base = kind == 0 ? "read.aggregate" : kind == 1 ? "read.aggregate-distinct" : "read.aggregate-unknown";
+        // one row whatever the order: a LIMIT keeps or drops it deterministically
+        Fragment limit =
+                g.chance(12) ? Fragment.of(g.pick(new String[] {"0", "1", "1, 1", "0, 1", "1 OFFSET 1"})) : null;
+        if (limit != null) {
+            base += ".limit";
+        }
         return new SelectSpec(
                         shape(base, t),
                         false,
@@ -130,7 +139,7 @@ final class ReadGenerator {
                         null,
                         List.of(),
                         false,
-                        null,
+                        limit,
                         false,
                         "")
                 .render();

@@ -27,9 +27,10 @@ final class StatementGenerator {
         return g.chance(25);
     }
 
-    /** 0 MySQL Connector/J, 1 MariaDB Connector/J (text protocol). */
+    /** 0 MySQL Connector/J, 1 MariaDB Connector/J, 2 MySQL Connector/J as a latin1 client (text protocol). */
     int driver() {
-        return g.chance(20) ? 1 : 0;
+        int k = g.between(0, 99);
+        return k < 15 ? 1 : k < 27 ? 2 : 0;
     }
 
     GeneratedStatement next(boolean writesAllowed) {
