@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  *
  * Long mode: {@code -Ddifferential.statements=1000000 -Ddifferential.seed=N} (hours; a summary is
- * rewritten every 5000 statements). See {@code README.md} next to this class.
+ * rewritten every 5000 statements; {@code -Ddifferential.minutes=M} ends it after M minutes instead,
+ * and {@code -Djunit.jupiter.execution.timeout.default=24h} lifts the project's 5-minute test
+ * timeout). See {@code README.md} next to this class.
  */
 class DifferentialCheck {
     private static final long DEFAULT_SEED = 18L;
@@ -38,13 +40,14 @@ class DifferentialCheck {
     void everyStatementAnswersAsOneUnshardedServerWould() throws Exception {
         long seed = Long.getLong("differential.seed", DEFAULT_SEED);
         long statements = Long.getLong("differential.statements", DEFAULT_STATEMENTS);
+        long minutes = Long.getLong("differential.minutes", 0);
         Path out = Path.of(System.getProperty("differential.dir", "target/differential"), "seed-" + seed);
         Tally tally = new Tally(out);
         long started = System.currentTimeMillis();
         try (DifferentialCluster cluster = new DifferentialCluster(dataDir);
                 DifferentialRun run = new DifferentialRun(cluster, seed, tally)) {
             run.load();
-            run.run(statements);
+            run.run(statements, minutes);
         }
         String summary = tally.summary(seed, System.currentTimeMillis() - started);
         tally.writeSummary(seed, System.currentTimeMillis() - started);

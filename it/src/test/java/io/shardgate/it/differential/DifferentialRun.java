@@ -93,11 +93,13 @@ final class DifferentialRun implements AutoCloseable {
         dirty = false;
     }
 
-    /** Runs {@code count} generated statements. */
-    void run(long count) throws SQLException, IOException {
+    /** Runs {@code count} generated statements, or fewer when {@code minutes} (when positive) have passed. */
+    void run(long count, long minutes) throws SQLException, IOException {
         StatementGenerator gen = new StatementGenerator(seed);
         long started = System.currentTimeMillis();
-        for (long i = 0; i < count; i++) {
+        long deadline = minutes > 0 ? started + minutes * 60_000 : Long.MAX_VALUE;
+        long i = 0;
+        for (; i < count && System.currentTimeMillis() < deadline; i++) {
             if (i % ROUND == 0 && dirty) {
                 reset();
             }
