@@ -43,7 +43,9 @@ final class Tally {
     }
 
     void refused(String shape, String message) {
-        String reason = message.replaceAll("'[^']*'", "'…'").replaceAll("\\d+", "#");
+        String reason = message.replaceFirst("^\\(conn=\\d+\\) ", "")
+                .replaceFirst("^This version of Shardgate doesn't yet support '(.*)'$", "$1")
+                .replaceAll("\\d+", "#");
         if (reason.length() > 160) {
             reason = reason.substring(0, 160) + "…";
         }
@@ -104,6 +106,13 @@ final class Tally {
                         .append('\n')
                         .append(f.reproducer())
                         .append('\n'));
+        return out.toString();
+    }
+
+    /** The differences per class, one line each. */
+    String differencesPerClass() {
+        StringBuilder out = new StringBuilder();
+        differences.forEach((k, v) -> out.append(String.format("  %7d  %s%n", v, k)));
         return out.toString();
     }
 
