@@ -194,6 +194,7 @@ final class DifferentialCluster implements AutoCloseable {
     /** Puts every table back to the initial rows, directly: in the oracle, and on the shards where the rules place them. */
     void reset(Map<Table, List<List<Object>>> rows) throws SQLException {
         try (Statement s = oracleDirect.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS ctas"); // what a CREATE TABLE ... AS SELECT may have left
             for (Map.Entry<Table, List<List<Object>>> e : rows.entrySet()) {
                 s.execute("DELETE FROM " + e.getKey().name());
                 s.execute(insert(e.getKey(), e.getValue()));
@@ -201,6 +202,7 @@ final class DifferentialCluster implements AutoCloseable {
         }
         for (int hg : HOSTGROUPS) {
             try (Statement s = direct(hg).createStatement()) {
+                s.execute("DROP TABLE IF EXISTS ctas");
                 for (Map.Entry<Table, List<List<Object>>> e : rows.entrySet()) {
                     Table t = e.getKey();
                     if (!holders(t).contains(hg)) {

@@ -24,7 +24,7 @@ final class SessionGenerator {
     }
 
     GeneratedStatement next() {
-        switch (g.between(0, 7)) {
+        switch (g.between(0, 9)) {
             case 0 -> {
                 GeneratedStatement q = reads.plain("read.session.sql_select_limit", g.chance(50), false, true);
                 return q.withShape("read.session.sql_select_limit")
@@ -89,6 +89,34 @@ final class SessionGenerator {
                 return q.withSession(
                         List.of(set("SET time_zone = '" + g.pick(new String[] {"+05:00", "-08:00", "+00:00"}) + "'")),
                         List.of("SET time_zone = DEFAULT"));
+            }
+            case 8 -> {
+                String t = g.pick(new String[] {"hi", "rg", "hs", "br"});
+                GeneratedStatement set = GeneratedStatement.read(
+                        "session.set-scalar-subquery",
+                        Fragment.of("SET @c = (SELECT COUNT(*) FROM " + t + ")"),
+                        List.of(),
+                        false);
+                return GeneratedStatement.read(
+                                "read.session.set-scalar-subquery", Fragment.of("SELECT @c"), List.of(), false)
+                        .withSession(List.of(set), List.of());
+            }
+            case 9 -> {
+                String t = g.pick(new String[] {"hi", "rg", "hs"});
+                String key = t.equals("hs") ? "k" : "id";
+                GeneratedStatement create = GeneratedStatement.read(
+                        "write.create-table-as-select",
+                        Fragment.of(
+                                "CREATE TABLE ctas AS SELECT " + key + " AS k, grp FROM " + t + " WHERE grp > ?",
+                                (long) g.between(-1, 3)),
+                        List.of(),
+                        false);
+                return GeneratedStatement.read(
+                                "read.create-table-as-select",
+                                Fragment.of("SELECT COUNT(*), SUM(grp) FROM ctas"),
+                                List.of(),
+                                false)
+                        .withSession(List.of(create), List.of("DROP TABLE IF EXISTS ctas"));
             }
             default -> {
                 GeneratedStatement q = GeneratedStatement.read(
