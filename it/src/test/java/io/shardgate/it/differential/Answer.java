@@ -12,7 +12,9 @@ import java.util.List;
 /**
  * What one server answered to one statement: column labels and type names with the rows as text,
  * or an update count, or an error (code, SQL state, message); {@code lost} when the connection
- * broke or timed out (always a difference).
+ * broke or timed out (always a difference); {@code warnings}: how many warnings the client sees
+ * ({@code Statement.getWarnings()}: the drivers ask SHOW WARNINGS when the server reported any), or
+ * -1 when not asked.
  */
 record Answer(
         List<String> columns,
@@ -21,7 +23,8 @@ record Answer(
         int errorCode,
         String sqlState,
         String error,
-        boolean lost) {
+        boolean lost,
+        int warnings) {
 
     static final int NOT_SUPPORTED_YET = 1235;
 
@@ -37,19 +40,25 @@ record Answer(
         return !failed() && updateCount < 0;
     }
 
-    /** Runs {@code st} as text ({@code prepared} false) or as a server-side prepared statement. */
-    static Answer run(Connection c, GeneratedStatement st, boolean prepared) {
+    /**
+     * Runs {@code st} as text ({@code prepared} false) or as a server-side prepared statement;
+     * {@code warnings}: also count the warnings (not for statements inside a session sequence, as
+     * SHOW WARNINGS resets ROW_COUNT()).
+     */
+    static Answer run(Connection c, GeneratedStatement st, boolean prepared, boolean warnings) {
         try {
             if (prepared) {
                 try (PreparedStatement p = c.prepareStatement(st.sql().text())) {
                     for (int i = 0; i < st.sql().params().size(); i++) {
                         Literal.bind(p, i + 1, st.sql().params().get(i));
                     }
-                    return p.execute() ? read(p.getResultSet()) : updated(p.getLargeUpdateCount());
+                    Answer a = p.execute() ? read(p.getResultSet()) : updated(p.getLargeUpdateCount());
+                    return warnings ? a.withWarnings(count(p.getWarnings())) : a;
                 }
             }
             try (Statement s = c.createStatement()) {
-                return s.execute(st.literal()) ? read(s.getResultSet()) : updated(s.getLargeUpdateCount());
+                Answer a = s.execute(st.literal()) ? read(s.getResultSet()) : updated(s.getLargeUpdateCount());
+                return warnings ? a.withWarnings(count(s.getWarnings())) : a;
             }
         } catch (SQLException e) {
             return failure(c, e);
@@ -65,6 +74,18 @@ record Answer(
         }
     }
 
+    private Answer withWarnings(int n) {
+        return new Answer(columns, rows, updateCount, errorCode, sqlState, error, lost, n);
+    }
+
+    private static int count(java.sql.SQLWarning w) {
+        int n = 0;
+        for (; w != null; w = w.getNextWarning()) {
+            n++;
+        }
+        return n;
+    }
+
     private static Answer failure(Connection c, SQLException e) {
         boolean lost = e.getSQLState() != null && e.getSQLState().startsWith("08");
         try {
@@ -76,11 +97,11 @@ record Answer(
         if (lost) {
             message = e.getClass().getSimpleName() + ": " + message;
         }
-        return new Answer(List.of(), List.of(), -1, e.getErrorCode(), e.getSQLState(), message, lost);
+        return new Answer(List.of(), List.of(), -1, e.getErrorCode(), e.getSQLState(), message, lost, -1);
     }
 
     private static Answer updated(long count) {
-        return new Answer(List.of(), List.of(), count, 0, null, null, false);
+        return new Answer(List.of(), List.of(), count, 0, null, null, false, -1);
     }
 
     private static Answer read(ResultSet rs) throws SQLException {
@@ -98,7 +119,7 @@ record Answer(
                 }
                 rows.add(row);
             }
-            return new Answer(columns, rows, -1, 0, null, null, false);
+            return new Answer(columns, rows, -1, 0, null, null, false, -1);
         }
     }
 
@@ -107,10 +128,11 @@ record Answer(
         if (failed()) {
             return (lost ? "CONNECTION LOST " : "") + "ERROR " + errorCode + " (" + sqlState + "): " + error;
         }
+        String w = warnings > 0 ? ", " + warnings + " warnings" : "";
         if (updateCount >= 0) {
-            return "OK, " + updateCount + " rows affected";
+            return "OK, " + updateCount + " rows affected" + w;
         }
-        StringBuilder out = new StringBuilder(columns + ", " + rows.size() + " rows");
+        StringBuilder out = new StringBuilder(columns + ", " + rows.size() + " rows" + w);
         int shown = Math.min(rows.size(), 25);
         for (int i = 0; i < shown; i++) {
             out.append("\n      ").append(rows.get(i));

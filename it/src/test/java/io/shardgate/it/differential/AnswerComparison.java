@@ -15,7 +15,8 @@ import java.util.Map;
  * columns by label and type name, rows in order when the statement's ORDER BY is total and as
  * multisets otherwise; a {@link CellMode.Kind#COLLATED} cell by its weight under the collation
  * (asked of the oracle with {@code WEIGHT_STRING}, trailing spaces dropped: every collation here is
- * PAD SPACE), a {@link CellMode.Kind#FLOAT} cell within a relative 1e-9; affected rows exactly.
+ * PAD SPACE), a {@link CellMode.Kind#FLOAT} cell within a relative 1e-9; affected rows and then
+ * the number of warnings exactly.
  */
 final class AnswerComparison {
     /** Relative tolerance for DOUBLE aggregates whose order of addition may differ. */

@@ -140,8 +140,8 @@ final class DifferentialRun implements AutoCloseable {
         Set<String> written = new LinkedHashSet<>(st.writes());
         Verdict verdict = Verdict.SAME;
         for (GeneratedStatement b : st.before()) {
-            Answer want = Answer.run(oc, b, false);
-            Answer got = Answer.run(rc, b, false);
+            Answer want = Answer.run(oc, b, false, false);
+            Answer got = Answer.run(rc, b, false, false);
             written.addAll(b.writes());
             verdict = judge(index, b, got, want, driver, false, session);
             if (verdict != Verdict.SAME) {
@@ -152,8 +152,8 @@ final class DifferentialRun implements AutoCloseable {
         Answer got = null;
         Answer want = null;
         if (verdict == Verdict.SAME) {
-            want = Answer.run(oc, st, prepared);
-            got = Answer.run(rc, st, prepared);
+            want = Answer.run(oc, st, prepared, true);
+            got = Answer.run(rc, st, prepared, true);
             verdict = judge(index, st, got, want, driver, prepared, session);
         }
         for (String a : st.after()) {
@@ -202,13 +202,13 @@ final class DifferentialRun implements AutoCloseable {
         List<String> session = new ArrayList<>();
         Set<String> written = new LinkedHashSet<>(st.writes());
         for (GeneratedStatement b : st.before()) {
-            Answer.run(oc, b, false);
-            Answer.run(rc, b, false);
+            Answer.run(oc, b, false, false);
+            Answer.run(rc, b, false, false);
             written.addAll(b.writes());
             session.add(b.literal());
         }
-        Answer want = Answer.run(oc, st, prepared);
-        Answer got = Answer.run(rc, st, prepared);
+        Answer want = Answer.run(oc, st, prepared, true);
+        Answer got = Answer.run(rc, st, prepared, true);
         for (String a : st.after()) {
             Answer.run(oc, a);
             Answer.run(rc, a);
@@ -302,8 +302,8 @@ final class DifferentialRun implements AutoCloseable {
                     break;
                 }
                 GeneratedStatement candidate = smaller.render();
-                Answer want = Answer.run(oracle[driver][prepared ? 1 : 0], candidate, prepared);
-                Answer got = Answer.run(router[driver][prepared ? 1 : 0], candidate, prepared);
+                Answer want = Answer.run(oracle[driver][prepared ? 1 : 0], candidate, prepared, true);
+                Answer got = Answer.run(router[driver][prepared ? 1 : 0], candidate, prepared, true);
                 if (got.lost()) {
                     reconnect();
                 }
