@@ -381,6 +381,15 @@ final class DifferentialRun implements AutoCloseable {
                 .append(": ")
                 .append(d.detail())
                 .append('\n');
+        out.append(Tally.REPLAY).append('\n');
+        out.append("-- reset\n");
+        if (driver != 0) {
+            out.append(driver == 1 ? "-- mariadb\n" : "-- latin1\n");
+        }
+        sinceReset.forEach(w -> out.append(w).append('\n'));
+        session.forEach(s -> out.append(s).append(";\n"));
+        out.append(st.literal()).append(";\n");
+        st.after().forEach(a -> out.append(a).append(";\n"));
         return out.toString();
     }
 

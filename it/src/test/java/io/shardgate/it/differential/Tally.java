@@ -16,6 +16,8 @@ import java.util.TreeMap;
  */
 final class Tally {
     static final int FILES_PER_CLASS = 5;
+    /** The line of a reproducer after which its statements follow as a {@link DifferentialReplay} file. */
+    static final String REPLAY = "replay (as text; DifferentialReplay reads the .sql file next to this one):";
 
     /** One difference found: its class (statement class / kind) and the reproducer text. */
     record Found(String differenceClass, String reproducer) {}
@@ -64,6 +66,7 @@ final class Tally {
             String file =
                     String.format("%04d-%s.txt", found.size(), differenceClass.replaceAll("[^A-Za-z0-9.-]+", "_"));
             Files.writeString(dir.resolve(file), reproducer, StandardCharsets.UTF_8);
+            writeReplay(dir.resolve(file.replaceFirst("\\.txt$", ".sql")), reproducer);
         }
         return n == 1;
     }
@@ -75,6 +78,14 @@ final class Tally {
                 dir.resolve("shrunk-" + differenceClass.replaceAll("[^A-Za-z0-9.-]+", "_") + ".txt"),
                 reproducer,
                 StandardCharsets.UTF_8);
+        writeReplay(dir.resolve("shrunk-" + differenceClass.replaceAll("[^A-Za-z0-9.-]+", "_") + ".sql"), reproducer);
+    }
+
+    private static void writeReplay(Path file, String reproducer) throws IOException {
+        int at = reproducer.lastIndexOf(REPLAY);
+        if (at >= 0) {
+            Files.writeString(file, reproducer.substring(at + REPLAY.length() + 1), StandardCharsets.UTF_8);
+        }
     }
 
     String summary(long seed, long millis) {
