@@ -107,7 +107,11 @@ final class Tally {
                 (k, m) -> m.forEach((reason, v) -> out.append(String.format("  %7d  %s: %s%n", v, k, reason))));
         out.append("\nstatements MySQL itself fails (and the router too, with the same code unless listed below):\n");
         oracleErrors.forEach((k, v) -> out.append(String.format("  %7d  %s%n", v, k)));
-        out.append("\ndifferences per class:\n");
+        out.append("\ndifferences per kind:\n");
+        Map<String, Integer> kinds = new TreeMap<>();
+        differences.forEach((k, v) -> kinds.merge(k.replaceFirst("^.* / ", ""), v, Integer::sum));
+        kinds.forEach((k, v) -> out.append(String.format("  %7d  %s%n", v, k)));
+        out.append("\ndifferences per class (statement class / kind):\n");
         differences.forEach((k, v) -> out.append(String.format("  %7d  %s%n", v, k)));
         out.append("\nfirst reproducer of each class:\n");
         firstOfClass
