@@ -82,6 +82,12 @@ public final class Planner {
         } catch (StackOverflowError e) {
             // below the bounds above but still too deep for this thread's stack: refuse, never crash the loop
             return Planned.refuse(StatementKind.OTHER, "statements nested this deeply (the planner ran out of stack)");
+        } catch (RuntimeException e) {
+            // a construct some planning step did not expect (the differential tester found a parser
+            // position of -1 inside an aggregate's ORDER BY): refused, never a dropped connection
+            return Planned.refuse(
+                    StatementKind.OTHER,
+                    "a statement the planner could not plan (" + e.getClass().getSimpleName() + ")");
         }
     }
 

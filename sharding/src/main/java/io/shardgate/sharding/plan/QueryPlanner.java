@@ -55,13 +55,23 @@ final class QueryPlanner {
 
     /** {@code locking}: the text ended in FOR UPDATE / LOCK IN SHARE MODE (stripped before parsing). */
     Planned select(SqlNode node, boolean locking) {
-        Planned planned = planSelect(node, locking);
+        // walked first: the merge planners need not understand what the allowlist refuses anyway
+        String constructs = MultiShardConstructs.refusal(node);
+        Planned planned;
+        try {
+            planned = planSelect(node, locking);
+        } catch (RuntimeException e) {
+            if (constructs == null) {
+                throw e;
+            }
+            return Planned.refuse(StatementKind.SELECT, constructs);
+        }
         if (!multiHost(planned.route())) {
             return planned;
         }
         String refusal = modifiers.contains(StatementModifiers.Modifier.SQL_CALC_FOUND_ROWS)
                 ? "SQL_CALC_FOUND_ROWS on several shards: FOUND_ROWS() would count one shard's rows"
-                : MultiShardConstructs.refusal(node);
+                : constructs;
         if (refusal == null) {
             refusal = outerJoinRefusal(node);
         }
