@@ -118,7 +118,7 @@ final class DifferentialRun implements AutoCloseable {
         tally.writeSummary(seed, System.currentTimeMillis() - started);
         System.out.printf(
                 "differential: %d statements in %d ms, %d resets %d ms, table checks %d ms%n",
-                count, System.currentTimeMillis() - started, resets, resetNanos / 1_000_000, checkNanos / 1_000_000);
+                i, System.currentTimeMillis() - started, resets, resetNanos / 1_000_000, checkNanos / 1_000_000);
     }
 
     private void execute(long index, GeneratedStatement st, int driver, boolean prepared)
