@@ -54,18 +54,7 @@ class EditedFileRestartTest {
     }
 
     private RouterConfig file(int placeHostgroup, String user, String extra) {
-        return RouterConfig.parse(String.join(
-                "\n",
-                "server: {port: 0, http_port: 0, tls: {enabled: false}, data_dir: \"" + dataDir + "\"}",
-                "users: [{name: " + user + ", password: pw}]",
-                "hostgroups:",
-                "  - {id: 10, writer: \"127.0.0.1:" + closedPort + "\", user: sg}",
-                "  - {id: 20, writer: \"127.0.0.1:" + closedPort + "\", user: sg}",
-                "schemas:",
-                "  - {name: shop, default_hostgroup: 10, tables: [{name: place, strategy: table, hostgroup: "
-                        + placeHostgroup + "}]}",
-                extra,
-                ""));
+        return RouterConfig.parse(EmbeddedControlPlaneTest.yaml(dataDir, closedPort, placeHostgroup, user, extra));
     }
 
     private List<String> lines(Level level) {

@@ -31,6 +31,14 @@ class EmbeddedControlPlaneTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
+        return yaml(dataDir, closedPort, placeHostgroup, user, "");
+    }
+
+    /**
+     * A router file whose two hostgroups point at {@code closedPort} (no backend needed), table
+     * {@code place} on {@code placeHostgroup}, one user, and {@code extra} lines.
+     */
+    static String yaml(Path dataDir, int closedPort, int placeHostgroup, String user, String extra) {
         return String.join(
                 "\n",
                 "server: {port: 0, http_port: 0, tls: {enabled: false}, data_dir: \"" + dataDir + "\"}",
@@ -41,6 +49,7 @@ class EmbeddedControlPlaneTest {
                 "schemas:",
                 "  - {name: shop, default_hostgroup: 10, tables: [{name: place, strategy: table, hostgroup: "
                         + placeHostgroup + "}]}",
+                extra,
                 "");
     }
 

@@ -285,11 +285,6 @@ final class MultiShardConstructs {
         return null;
     }
 
-    /** Whether {@code name} (any case) is an aggregate function the merge cannot combine. */
-    static boolean isUnmergedAggregate(String name) {
-        return OTHER_AGGREGATES.contains(name.toUpperCase(Locale.ROOT));
-    }
-
     private static final class Finder extends SqlBasicVisitor<Void> {
         @Override
         public Void visit(SqlCall call) {
