@@ -241,13 +241,11 @@ final class BackendLease implements RelayTarget {
                         then.accept(connection, error);
                         return;
                     }
-                    runInternal(out -> query(out, begin), Response.SINGLE, (response, failed) -> {
-                        if (failed) {
-                            ErrPacket err = ErrPacket.read(response.skipBytes(4));
+                    runStatement(begin, failure -> {
+                        if (failure != null) {
                             releaseIfFree();
-                            then.accept(null, err);
+                            then.accept(null, failure);
                         } else {
-                            statusFlags = current.relay().statusFlags();
                             then.accept(current, null);
                         }
                     });
@@ -401,6 +399,19 @@ final class BackendLease implements RelayTarget {
         }
         internal.accept(response, error);
         return true;
+    }
+
+    /**
+     * Runs one statement of the router's own (a SAVEPOINT, a COMMIT) on the held connection;
+     * {@code then} hears its ERR, or null. The lease takes the server's status flags from its answer.
+     */
+    void runStatement(String sql, Consumer<ErrPacket> then) {
+        runInternal(out -> query(out, sql), Response.SINGLE, (response, failed) -> {
+            if (current != null) {
+                statusFlags = current.relay().statusFlags();
+            }
+            then.accept(failed ? ErrPacket.read(response.skipBytes(4)) : null);
+        });
     }
 
     /** Runs one internal command on the held connection; its framed response goes to {@code onResponse}. */

@@ -85,6 +85,16 @@ final class ScatterExecution {
     private boolean answered;
 
     private boolean aborted;
+    /** How this statement, a write on several shards, is kept all-or-nothing. */
+    private final StatementAtomicity atomicity;
+    /** The lease each target ran on once it had its connection: where the end step runs. */
+    private final BackendLease[] participants;
+    /** Some target answered with an ERR or could not run. */
+    private boolean anyFailed;
+    /** End steps (COMMIT, ROLLBACK...) still running. */
+    private int ending;
+    /** The first end step that failed and the client must hear of (a COMMIT), or null. */
+    private ErrPacket endError;
 
     ScatterExecution(SessionPort session, Plan plan, Targets targets, Values values) {
         this(session, plan, targets, values, null);
@@ -99,6 +109,12 @@ final class ScatterExecution {
         int n = targets.targets().size();
         this.maxBytes = session.services().settings().maxMergeBytes();
         this.connections = new PooledConnection[n];
+        this.participants = new BackendLease[n];
+        this.atomicity = StatementAtomicity.of(
+                plan.kind(),
+                n,
+                session.transaction().start() != null,
+                session.leases().statusFlags());
         this.merge = plan.merge().resolve(values);
         if (plan.kind() == StatementKind.SELECT && StreamingMerge.streams(merge)) {
             this.streaming = new StreamingMerge(
@@ -149,7 +165,7 @@ final class ScatterExecution {
             return;
         }
         RenderedSql sql = plan.sql(targets, target, values);
-        lease.acquire(session.desired(), session.transaction().start(), (connection, error) -> {
+        lease.acquire(session.desired(), atomicity.begin(session.transaction().start()), (connection, error) -> {
             if (aborted) {
                 lease.releaseIfFree();
                 return;
@@ -159,23 +175,43 @@ final class ScatterExecution {
                 return;
             }
             session.transaction().reached();
-            if (parameters == null) {
-                stream(
-                        lease,
-                        index,
-                        out -> out.writeByte(Command.COM_QUERY.code())
-                                .writeCharSequence(sql.sql(), StandardCharsets.UTF_8));
-            } else {
-                executePrepared(lease, connection, index, sql);
+            participants[index] = lease;
+            String before = atomicity.before();
+            if (before == null) {
+                send(lease, connection, index, sql);
+                return;
             }
+            lease.runStatement(before, failure -> {
+                if (aborted) {
+                    return;
+                }
+                if (failure != null) {
+                    received(index, error(failure));
+                    ended(lease, index, true);
+                } else {
+                    send(lease, connection, index, sql);
+                }
+            });
         });
+    }
+
+    private void send(BackendLease lease, PooledConnection connection, int index, RenderedSql sql) {
+        if (parameters == null) {
+            stream(
+                    lease,
+                    index,
+                    out -> out.writeByte(Command.COM_QUERY.code())
+                            .writeCharSequence(sql.sql(), StandardCharsets.UTF_8));
+        } else {
+            executePrepared(lease, connection, index, sql);
+        }
     }
 
     /** Sends the target's command; its response streams into {@link #received}. */
     private void stream(BackendLease lease, int index, Consumer<ByteBuf> command) {
         connections[index] = lease.current();
         lease.streamInternal(
-                command, Response.RESULT_SET, chunk -> received(index, chunk), error -> ended(lease, index));
+                command, Response.RESULT_SET, chunk -> received(index, chunk), error -> ended(lease, index, error));
     }
 
     /** The binary protocol: the target's SQL prepared on that connection (once), then executed. */
@@ -195,7 +231,7 @@ final class ScatterExecution {
                     }
                     if (failed) {
                         received(index, response.retain());
-                        ended(lease, index);
+                        ended(lease, index, true);
                         return;
                     }
                     int prepared = response.getIntLE(response.readerIndex() + 5);
@@ -240,7 +276,7 @@ final class ScatterExecution {
         if (!aborted) {
             received(index, session.frame(1, error::write));
         }
-        ended(null, index);
+        ended(null, index, true);
     }
 
     /** Bytes of target {@code index}'s response (framed as the server sent them); owned here. */
@@ -284,8 +320,9 @@ final class ScatterExecution {
         }
     }
 
-    /** Target {@code index}'s response ended ({@code lease} null when it never ran). */
-    private void ended(BackendLease lease, int index) {
+    /** Target {@code index}'s response ended, in an ERR if {@code failed} ({@code lease} null when it never ran). */
+    private void ended(BackendLease lease, int index, boolean failed) {
+        anyFailed |= failed;
         connections[index] = null;
         PooledConnection connection = lease == null ? null : lease.current();
         if (connection != null) {
@@ -299,11 +336,64 @@ final class ScatterExecution {
         if (streaming != null) {
             pump();
         } else if (pending == 0 && !answered) {
+            String after = atomicity.after(anyFailed);
+            if (after != null) {
+                endOnEachShard(after);
+                return; // answered and finished when the end steps are
+            }
             answer(grouped != null ? mergeGrouped() : mergeBuffered());
         }
         if (pending == 0 && !aborted && (streaming == null || streaming.complete())) {
             finish();
         }
+    }
+
+    /**
+     * The atomicity's end step ({@code sql}: COMMIT, ROLLBACK or ROLLBACK TO SAVEPOINT) on every
+     * shard the statement ran on, then the client's answer: the merged one, or a failed COMMIT's
+     * error. A failed ROLLBACK is not reported: the shard's statement failed, or its connection
+     * did and the server rolled back with it.
+     */
+    private void endOnEachShard(String sql) {
+        List<BackendLease> running = new ArrayList<>(participants.length);
+        for (BackendLease lease : participants) {
+            if (lease != null && lease.current() != null) {
+                running.add(lease);
+            }
+        }
+        ending = running.size();
+        if (ending == 0) {
+            endedOnEachShard();
+            return;
+        }
+        for (BackendLease lease : running) {
+            lease.runStatement(sql, failure -> {
+                if (failure != null && endError == null && sql.equals(StatementAtomicity.COMMIT)) {
+                    endError = new ErrPacket(
+                            failure.code(),
+                            failure.sqlState(),
+                            failure.message() + " (COMMIT of a statement on several shards failed on hostgroup "
+                                    + lease.hostgroup().id() + "; other shards may have committed it)");
+                }
+                lease.releaseIfFree();
+                if (--ending == 0) {
+                    endedOnEachShard();
+                }
+            });
+        }
+    }
+
+    private void endedOnEachShard() {
+        if (aborted) {
+            return;
+        }
+        if (endError != null) {
+            releaseResponses();
+            answer(error(endError));
+        } else {
+            answer(mergeBuffered());
+        }
+        finish();
     }
 
     /** Writes what the streamed merge can give while the client takes it; pauses or resumes the shards. */

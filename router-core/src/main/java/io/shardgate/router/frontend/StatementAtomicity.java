@@ -1,0 +1,73 @@
+package io.shardgate.router.frontend;
+
+import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.sharding.plan.StatementKind;
+
+/**
+ * How a write that runs on several hostgroups is made all-or-nothing, as one MySQL statement is: a
+ * statement that fails on one shard must leave no effect on the others (a multi-row INSERT whose
+ * third row is a duplicate key inserts nothing).
+ * <ul>
+ *   <li>{@link #NONE}: reads, DDL (not transactional in MySQL either) and single-hostgroup
+ *       statements, which the server keeps atomic itself;
+ *   <li>{@link #TRANSACTION}: an autocommit statement runs inside START TRANSACTION on each shard,
+ *       then COMMIT everywhere if every shard succeeded, else ROLLBACK everywhere;
+ *   <li>{@link #SAVEPOINT}: inside the session's transaction (or with autocommit off) a savepoint
+ *       is set on each shard first; a failure rolls every shard back to it, the rest of the
+ *       transaction stays, as MySQL rolls back just the failed statement.
+ * </ul>
+ * COMMITs on several shards are not atomic with each other: a shard that fails its COMMIT after
+ * another committed leaves the statement half applied, and the client gets that shard's error.
+ * Closing that window needs two-phase commit. Tables of non-transactional engines (MyISAM) keep
+ * what each shard wrote before the failure, as they do on one server.
+ */
+enum StatementAtomicity {
+    NONE,
+    TRANSACTION,
+    SAVEPOINT;
+
+    /** The name of the router's savepoint; a client savepoint of the same name would be moved by it. */
+    static final String SAVEPOINT_NAME = "shardgate_statement";
+
+    static final String BEGIN = "START TRANSACTION";
+    static final String COMMIT = "COMMIT";
+    static final String ROLLBACK = "ROLLBACK";
+    static final String SET_SAVEPOINT = "SAVEPOINT " + SAVEPOINT_NAME;
+    static final String ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT " + SAVEPOINT_NAME;
+
+    /**
+     * @param kind the statement's family as planned
+     * @param targets how many hostgroups it runs on
+     * @param inTransaction the session has a transaction open or declared
+     * @param sessionStatus the session's server status flags (autocommit off counts as a transaction)
+     */
+    static StatementAtomicity of(StatementKind kind, int targets, boolean inTransaction, int sessionStatus) {
+        boolean writes = kind == StatementKind.INSERT || kind == StatementKind.UPDATE || kind == StatementKind.DELETE;
+        if (!writes || targets < 2) {
+            return NONE;
+        }
+        boolean transaction = inTransaction
+                || (sessionStatus & ServerStatus.SERVER_STATUS_IN_TRANS) != 0
+                || (sessionStatus & ServerStatus.SERVER_STATUS_AUTOCOMMIT) == 0;
+        return transaction ? SAVEPOINT : TRANSACTION;
+    }
+
+    /** What runs on each shard before the statement, after its connection (and the session's BEGIN). */
+    String before() {
+        return this == SAVEPOINT ? SET_SAVEPOINT : null;
+    }
+
+    /** The BEGIN the shard's connection runs first when it has no transaction open, or null. */
+    String begin(String sessionBegin) {
+        return this == TRANSACTION ? BEGIN : sessionBegin;
+    }
+
+    /** What ends the statement on each shard it ran on, by whether any shard failed; null for nothing. */
+    String after(boolean anyFailed) {
+        return switch (this) {
+            case NONE -> null;
+            case TRANSACTION -> anyFailed ? ROLLBACK : COMMIT;
+            case SAVEPOINT -> anyFailed ? ROLLBACK_TO_SAVEPOINT : null;
+        };
+    }
+}

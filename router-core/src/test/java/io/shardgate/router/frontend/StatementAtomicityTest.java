@@ -1,0 +1,58 @@
+package io.shardgate.router.frontend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.sharding.plan.StatementKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class StatementAtomicityTest {
+    private static final int AUTOCOMMIT = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+
+    @ParameterizedTest
+    @EnumSource(
+            value = StatementKind.class,
+            names = {"INSERT", "UPDATE", "DELETE"})
+    void anAutocommitWriteOnSeveralShardsRunsInATransactionOnEach(StatementKind kind) {
+        StatementAtomicity atomicity = StatementAtomicity.of(kind, 3, false, AUTOCOMMIT);
+        assertThat(atomicity).isEqualTo(StatementAtomicity.TRANSACTION);
+        assertThat(atomicity.begin(null)).isEqualTo("START TRANSACTION");
+        assertThat(atomicity.before()).isNull();
+        assertThat(atomicity.after(false)).isEqualTo("COMMIT");
+        assertThat(atomicity.after(true)).isEqualTo("ROLLBACK");
+    }
+
+    @Test
+    void insideATransactionASavepointUndoesJustTheStatement() {
+        for (StatementAtomicity atomicity : new StatementAtomicity[] {
+            StatementAtomicity.of(StatementKind.UPDATE, 2, true, AUTOCOMMIT),
+            StatementAtomicity.of(StatementKind.UPDATE, 2, false, AUTOCOMMIT | ServerStatus.SERVER_STATUS_IN_TRANS),
+            StatementAtomicity.of(StatementKind.UPDATE, 2, false, 0) // autocommit off
+        }) {
+            assertThat(atomicity).isEqualTo(StatementAtomicity.SAVEPOINT);
+            assertThat(atomicity.begin("START TRANSACTION READ WRITE")).isEqualTo("START TRANSACTION READ WRITE");
+            assertThat(atomicity.before()).isEqualTo("SAVEPOINT shardgate_statement");
+            assertThat(atomicity.after(false)).isNull();
+            assertThat(atomicity.after(true)).isEqualTo("ROLLBACK TO SAVEPOINT shardgate_statement");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = StatementKind.class,
+            names = {"SELECT", "DDL", "SESSION", "SHOW", "OTHER"})
+    void readsAndStatementsMySqlDoesNotUndoAreLeftAlone(StatementKind kind) {
+        StatementAtomicity atomicity = StatementAtomicity.of(kind, 3, false, AUTOCOMMIT);
+        assertThat(atomicity).isEqualTo(StatementAtomicity.NONE);
+        assertThat(atomicity.begin(null)).isNull();
+        assertThat(atomicity.after(true)).isNull();
+    }
+
+    @Test
+    void aWriteOnOneShardIsAtomicThereAlready() {
+        assertThat(StatementAtomicity.of(StatementKind.INSERT, 1, false, AUTOCOMMIT))
+                .isEqualTo(StatementAtomicity.NONE);
+    }
+}
