@@ -5,6 +5,7 @@ import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.routing.StatementFacts;
 import io.shardgate.router.routing.StatementRouter;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.digest.Digest;
@@ -142,6 +143,16 @@ public class RoutingStepBenchmark {
         @Override
         public long lastInsertId() {
             return 0;
+        }
+
+        @Override
+        public long previousRowCount() {
+            return PreviousStatement.UNKNOWN;
+        }
+
+        @Override
+        public long previousFoundRows() {
+            return PreviousStatement.UNKNOWN;
         }
     }
 }

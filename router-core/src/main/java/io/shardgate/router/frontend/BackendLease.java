@@ -64,6 +64,8 @@ final class BackendLease implements RelayTarget {
 
     private int statusFlags = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
     private int insertIdHold;
+    /** Connections taken from the pool so far (see {@link #holds}). */
+    private long holds;
     /** Counts statements, so a hold timer knows whether the session moved on meanwhile. */
     private long statements;
     /** Receives the response of the internal command in flight. */
@@ -168,6 +170,14 @@ final class BackendLease implements RelayTarget {
     /** The connection held right now, or null. */
     PooledConnection current() {
         return current;
+    }
+
+    /**
+     * How many times the lease has taken a connection from the pool: the same number on two
+     * statements means the connection did not leave the session in between.
+     */
+    long holds() {
+        return holds;
     }
 
     /** True when something keeps the connection; the allocation-free form of {@code !pins().isEmpty()}. */
@@ -319,6 +329,7 @@ final class BackendLease implements RelayTarget {
             return;
         }
         current = c;
+        holds++;
         current.relay().target(this);
         align(desired, then);
     }

@@ -22,6 +22,7 @@ import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
@@ -100,6 +101,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private ChangeUserExchange changeUser;
     private final PreparedStatementCommands prepared;
     private final LastInsertId lastInsertId = new LastInsertId();
+    private final PreviousStatement previous = new PreviousStatement();
     private final SessionCache cache;
 
     private boolean closed;
@@ -196,6 +198,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
         services.metrics().command(command);
         statement.forget();
+        previous.commandStarts(command);
         ErrPacket tooLong = statementTooLong(command, payload);
         if (tooLong != null) {
             packet.release();
@@ -215,7 +218,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                         leases.get(services.routing().current().homeOf(schema)),
                         packet,
                         Response.SINGLE,
-                        new StatementEffects(java.util.Map.of(), schema, Set.of(), false),
+                        new StatementEffects(java.util.Map.of(), schema, Set.of(), false, false),
                         false);
             }
             case COM_STMT_PREPARE -> prepared.prepare(packet);
@@ -460,6 +463,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
         busy = false;
         if (lease.current() != null) {
+            previous.ranOn(lease, lease.holds());
             statement.ended(
                     error,
                     lease.current().relay().rows(),
@@ -490,6 +494,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private void resetConnection(Packet packet) {
         leases.clearStickyPins();
         lastInsertId.reset();
+        previous.reset();
         prepared.clear();
         transaction.end();
         desired = SessionVariables.initial(desired.schema());
@@ -643,6 +648,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         user = newUser;
         prepared.clear();
         lastInsertId.reset();
+        previous.reset();
         String schema =
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
         leases.clearStickyPins();
@@ -712,6 +718,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     @Override
     public LastInsertId lastInsertId() {
         return lastInsertId;
+    }
+
+    @Override
+    public PreviousStatement previous() {
+        return previous;
     }
 
     @Override

@@ -53,4 +53,14 @@ final class LiveSessionView implements SessionView {
     public long lastInsertId() {
         return session.lastInsertId().value();
     }
+
+    @Override
+    public long previousRowCount() {
+        return session.previous().rowCount();
+    }
+
+    @Override
+    public long previousFoundRows() {
+        return session.previous().foundRows();
+    }
 }

@@ -177,6 +177,14 @@ final class PreparedStatementCommands {
         if (lease == null) {
             return;
         }
+        if (command == Command.COM_STMT_EXECUTE && statement.readsPreviousStatement) {
+            ErrPacket refusal = PreviousStatementCheck.refusal(session, lease);
+            if (refusal != null) {
+                packet.release();
+                session.reply(1, refusal);
+                return;
+            }
+        }
         if (command == Command.COM_STMT_EXECUTE && !statement.route.reads()) {
             lease.writing(); // read-your-writes: the session's next text reads stay on the writer
         }

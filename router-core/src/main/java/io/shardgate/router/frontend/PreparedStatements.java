@@ -1,5 +1,6 @@
 package io.shardgate.router.frontend;
 
+import io.shardgate.router.session.StatementScanner;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -22,10 +23,14 @@ final class PreparedStatements {
         /** Hostgroup holding COM_STMT_SEND_LONG_DATA for the next execution, or -1. */
         int longDataHostgroup = -1;
 
+        /** It calls FOUND_ROWS() or ROW_COUNT(): see {@link PreviousStatementCheck}. */
+        final boolean readsPreviousStatement;
+
         Prepared(String sql, int parameters, PreparedRoute route) {
             this.sql = sql;
             this.parameters = parameters;
             this.route = route;
+            this.readsPreviousStatement = StatementScanner.scan(sql).readsPreviousStatement();
         }
 
         /** The hostgroup a command that is not an execution goes to. */

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
+import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.net.TextResultSet;
@@ -100,7 +101,8 @@ final class QueryRouter {
     private void answer(Decision local) {
         if (local instanceof Decision.Explain explain) {
             explain(explain.statement());
-        } else if (local instanceof Decision.LastInsertIdRow row) {
+        } else if (local instanceof Decision.ValueRow row) {
+            session.previous().answered(1, -1); // what a one-row SELECT leaves
             session.replyRows(List.of(TextResultSet.Column.integer(row.column())), List.of(List.of(row.value())));
         } else {
             throw new IllegalStateException("not a local answer: " + local);
@@ -116,6 +118,14 @@ final class QueryRouter {
             packet.release();
             session.reply(1, Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "hostgroup " + hostgroup + " is not configured"));
             return;
+        }
+        if (facts.effects().readsPreviousStatement()) {
+            ErrPacket refusal = PreviousStatementCheck.refusal(session, lease);
+            if (refusal != null) {
+                packet.release();
+                session.reply(1, refusal);
+                return;
+            }
         }
         if (decision.multiplexOff()) {
             lease.pin(EnumSet.of(PinReason.QUERY_RULE));

@@ -3,7 +3,9 @@ package io.shardgate.router.frontend;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.shardgate.protocol.codec.LengthEncoded;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
+import io.shardgate.protocol.frame.Frame;
 import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.ComStmtExecute;
 import io.shardgate.protocol.packet.ErrPacket;
@@ -17,6 +19,7 @@ import io.shardgate.router.merge.MergeException;
 import io.shardgate.router.merge.ShardResultMerger;
 import io.shardgate.router.merge.StreamingMerge;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.sharding.plan.LimitValue;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.Plan;
@@ -467,7 +470,24 @@ final class ScatterExecution {
             response = GeneratedInsertOk.withInsertIdAndRelease(session.client().alloc(), response, generated);
             session.lastInsertId().generated(generated);
         }
+        session.previous().answered(PreviousStatement.UNKNOWN, rowCount(response));
         session.writeRouted(response);
+    }
+
+    /**
+     * ROW_COUNT() after the merged answer {@code response}: an OK's affected rows, -1 after a result
+     * set (as MySQL gives after any SELECT); unknown after an ERR.
+     */
+    private static long rowCount(ByteBuf response) {
+        int payload = response.readerIndex() + Frame.HEADER_SIZE;
+        if (response.readableBytes() <= Frame.HEADER_SIZE) {
+            return PreviousStatement.UNKNOWN;
+        }
+        return switch (response.getUnsignedByte(payload)) {
+            case 0x00 -> LengthEncoded.readInt(response.duplicate().readerIndex(payload + 1));
+            case 0xFF -> PreviousStatement.UNKNOWN;
+            default -> -1;
+        };
     }
 
     /** Every target's response has ended and the client has its answer: the session moves on. */

@@ -11,6 +11,7 @@ import io.shardgate.router.config.UserConfig;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.LastInsertId;
+import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
 import java.util.List;
@@ -51,6 +52,9 @@ interface SessionPort {
     StatementRecorder statement();
 
     LastInsertId lastInsertId();
+
+    /** What FOUND_ROWS() and ROW_COUNT() read: the previous statement's outcome. */
+    PreviousStatement previous();
 
     SessionCache cache();
 

@@ -18,7 +18,7 @@ import java.util.List;
 public sealed interface Decision
         permits Decision.Refuse,
                 Decision.Explain,
-                Decision.LastInsertIdRow,
+                Decision.ValueRow,
                 Decision.Single,
                 Decision.Scatter,
                 Decision.OnHome,
@@ -50,8 +50,11 @@ public sealed interface Decision
     /** {@code EXPLAIN SHARDGATE <statement>}: the router answers with the plan of {@code statement}. */
     record Explain(String statement) implements Decision {}
 
-    /** {@code SELECT LAST_INSERT_ID()} while the router holds the session's generated key: one row. */
-    record LastInsertIdRow(String column, long value) implements Decision {}
+    /**
+     * One row of one integer the router knows and the backends do not: {@code SELECT
+     * LAST_INSERT_ID()} after a key it generated, {@code SELECT ROW_COUNT()} after a merge.
+     */
+    record ValueRow(String column, long value) implements Decision {}
 
     /**
      * Runs on one hostgroup, its writer or (by the read/write split) a reader.

@@ -1,6 +1,7 @@
 package io.shardgate.router.routing;
 
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.PreviousStatement;
 import java.util.List;
 import java.util.Set;
 
@@ -30,4 +31,10 @@ public interface SessionView {
 
     /** The session's LAST_INSERT_ID() while it comes from the router's key generation, else 0. */
     long lastInsertId();
+
+    /** ROW_COUNT() of the previous statement when the router knows it (a merge), else {@link PreviousStatement#UNKNOWN}. */
+    long previousRowCount();
+
+    /** FOUND_ROWS() of the previous statement when the router knows it, else {@link PreviousStatement#UNKNOWN}. */
+    long previousFoundRows();
 }

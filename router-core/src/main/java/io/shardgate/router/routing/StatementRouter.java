@@ -2,6 +2,7 @@ package io.shardgate.router.routing;
 
 import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.key.KeyGenerator;
 import io.shardgate.sharding.plan.Plan;
@@ -53,8 +54,9 @@ public final class StatementRouter {
 
     /**
      * The router's own answer to {@code sql} before it is analysed: {@code EXPLAIN SHARDGATE ...},
-     * or {@code SELECT LAST_INSERT_ID()} while the router holds the session's generated key; null
-     * for every other statement.
+     * {@code SELECT LAST_INSERT_ID()} while the router holds the session's generated key, {@code
+     * SELECT ROW_COUNT()} / {@code SELECT FOUND_ROWS()} when the router knows the previous
+     * statement's; null for every other statement.
      */
     public static Decision answeredLocally(String sql, SessionView session) {
         if (startsWithExplain(sql)) { // the regex (and its Matcher) only for statements that may be one
@@ -67,7 +69,21 @@ public final class StatementRouter {
         if (lastInsertId != 0) {
             String column = LastInsertId.selectColumn(sql);
             if (column != null) {
-                return new Decision.LastInsertIdRow(column, lastInsertId);
+                return new Decision.ValueRow(column, lastInsertId);
+            }
+        }
+        long rowCount = session.previousRowCount();
+        if (rowCount != PreviousStatement.UNKNOWN) {
+            String column = PreviousStatement.selectRowCount(sql);
+            if (column != null) {
+                return new Decision.ValueRow(column, rowCount);
+            }
+        }
+        long foundRows = session.previousFoundRows();
+        if (foundRows != PreviousStatement.UNKNOWN) {
+            String column = PreviousStatement.selectFoundRows(sql);
+            if (column != null) {
+                return new Decision.ValueRow(column, foundRows);
             }
         }
         return null;

@@ -1,8 +1,5 @@
 package io.shardgate.router.session;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 /**
  * A session's LAST_INSERT_ID() while it comes from the router's key generation: the first key
  * generated for the session's last INSERT into a table with {@code key_generation}. The router
@@ -15,11 +12,8 @@ import java.util.regex.Pattern;
  * Event-loop confined.
  */
 public final class LastInsertId {
-    private static final Pattern SELECT = Pattern.compile(
-            "^\\s*SELECT\\s+(LAST_INSERT_ID\\s*\\(\\s*\\)|@@(?:SESSION\\.)?(?:IDENTITY|LAST_INSERT_ID))"
-                    + "(?:\\s+(?:AS\\s+)?(`(?:[^`]|``)+`|[A-Za-z_$][A-Za-z0-9_$]*|'[^'\\\\]*'|\"[^\"\\\\]*\"))?"
-                    + "\\s*;?\\s*$",
-            Pattern.CASE_INSENSITIVE);
+    private static final SelectOfValue SELECT =
+            new SelectOfValue("LAST_INSERT_ID\\s*\\(\\s*\\)|@@(?:SESSION\\.)?(?:IDENTITY|LAST_INSERT_ID)");
 
     /** The router's value; 0 when the backend's session holds LAST_INSERT_ID(). */
     private long generated;
@@ -139,18 +133,6 @@ public final class LastInsertId {
      * as written, or its alias), whatever the session holds; null otherwise.
      */
     public static String selectColumn(String sql) {
-        Matcher m = SELECT.matcher(sql);
-        if (!m.matches()) {
-            return null;
-        }
-        String alias = m.group(2);
-        if (alias == null) {
-            return m.group(1);
-        }
-        char quote = alias.charAt(0);
-        if (quote == '`') {
-            return alias.substring(1, alias.length() - 1).replace("``", "`");
-        }
-        return quote == '\'' || quote == '"' ? alias.substring(1, alias.length() - 1) : alias;
+        return SELECT.column(sql);
     }
 }

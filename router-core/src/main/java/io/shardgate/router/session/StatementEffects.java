@@ -14,12 +14,18 @@ import java.util.Set;
  * @param schema schema selected by {@code USE}, or null
  * @param pins reasons to keep the backend connection after this statement
  * @param readsLastInsertId the statement calls LAST_INSERT_ID()
+ * @param readsPreviousStatement the statement calls FOUND_ROWS() or ROW_COUNT(), which read the
+ *     outcome of the session's previous statement ({@link PreviousStatement})
  */
 public record StatementEffects(
-        Map<String, String> variables, String schema, Set<PinReason> pins, boolean readsLastInsertId) {
+        Map<String, String> variables,
+        String schema,
+        Set<PinReason> pins,
+        boolean readsLastInsertId,
+        boolean readsPreviousStatement) {
 
     /** A statement without session effects (most of them). */
-    public static final StatementEffects NONE = new StatementEffects(Map.of(), null, Set.of(), false);
+    public static final StatementEffects NONE = new StatementEffects(Map.of(), null, Set.of(), false, false);
 
     public StatementEffects {
         variables = variables.isEmpty() ? Map.of() : new LinkedHashMap<>(variables);
@@ -27,6 +33,6 @@ public record StatementEffects(
     }
 
     public boolean isNone() {
-        return variables.isEmpty() && schema == null && pins.isEmpty() && !readsLastInsertId;
+        return variables.isEmpty() && schema == null && pins.isEmpty() && !readsLastInsertId && !readsPreviousStatement;
     }
 }

@@ -24,6 +24,7 @@ public final class StatementScanner {
         Lexer lexer = new Lexer(sql);
         Set<PinReason> pins = null;
         boolean lastInsertId = false;
+        boolean previousStatement = false;
         int firstStart = -1;
         int firstEnd = -1;
         while (lexer.next()) {
@@ -37,8 +38,13 @@ public final class StatementScanner {
                     }
                     if (lexer.is("GET_LOCK") || lexer.is("RELEASE_LOCK") || lexer.is("IS_USED_LOCK")) {
                         pins = add(pins, PinReason.NAMED_LOCK);
-                    } else if (lexer.is("SQL_CALC_FOUND_ROWS") || lexer.is("FOUND_ROWS")) {
+                    } else if (lexer.is("SQL_CALC_FOUND_ROWS")) {
                         pins = add(pins, PinReason.FOUND_ROWS);
+                    } else if (lexer.is("FOUND_ROWS")) {
+                        pins = add(pins, PinReason.FOUND_ROWS);
+                        previousStatement = true;
+                    } else if (lexer.is("ROW_COUNT")) {
+                        previousStatement = true;
                     } else if (lexer.is("TEMPORARY")) {
                         pins = add(pins, PinReason.TEMPORARY_TABLE);
                     } else if (lexer.is("LAST_INSERT_ID")) {
@@ -49,7 +55,9 @@ public final class StatementScanner {
             }
         }
         if (firstStart < 0) {
-            return pins == null ? StatementEffects.NONE : new StatementEffects(Map.of(), null, pins, lastInsertId);
+            return pins == null
+                    ? StatementEffects.NONE
+                    : new StatementEffects(Map.of(), null, pins, lastInsertId, previousStatement);
         }
         String schema = null;
         Map<String, String> variables = Map.of();
@@ -70,10 +78,10 @@ public final class StatementScanner {
         } else if (word(sql, firstStart, firstEnd, "XA")) {
             pins = add(pins, PinReason.XA);
         }
-        if (pins == null && variables.isEmpty() && schema == null && !lastInsertId) {
+        if (pins == null && variables.isEmpty() && schema == null && !lastInsertId && !previousStatement) {
             return StatementEffects.NONE;
         }
-        return new StatementEffects(variables, schema, pins == null ? Set.of() : pins, lastInsertId);
+        return new StatementEffects(variables, schema, pins == null ? Set.of() : pins, lastInsertId, previousStatement);
     }
 
     private static Set<PinReason> add(Set<PinReason> pins, PinReason reason) {

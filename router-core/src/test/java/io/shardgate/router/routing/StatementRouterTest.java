@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.key.KeyGenerator;
 import io.shardgate.sharding.plan.Plan;
@@ -51,7 +52,8 @@ class StatementRouterTest {
     private static final Planner PLANNER = new Planner();
 
     /** A session in {@code shop} holding nothing, outside any transaction. */
-    private static final View IDLE = new View("shop", Set.of(), false, List.of(), Set.of(), 0);
+    private static final View IDLE =
+            new View("shop", Set.of(), false, List.of(), Set.of(), 0, PreviousStatement.UNKNOWN);
 
     static Stream<Arguments> decisions() {
         return Stream.of(
@@ -247,10 +249,24 @@ class StatementRouterTest {
     }
 
     @Test
+    void answersRowCountOnlyWhenTheRouterKnowsIt() {
+        View merged = IDLE.afterAMerge(7);
+        assertThat(StatementRouter.answeredLocally("SELECT ROW_COUNT()", merged))
+                .isEqualTo(new Decision.ValueRow("ROW_COUNT()", 7));
+        assertThat(StatementRouter.answeredLocally(" select row_count ( ) AS `n` ;", merged))
+                .isEqualTo(new Decision.ValueRow("n", 7));
+        assertThat(StatementRouter.answeredLocally("SELECT ROW_COUNT()", IDLE)).isNull();
+        assertThat(StatementRouter.answeredLocally("SELECT ROW_COUNT() + 1", merged))
+                .isNull();
+        assertThat(StatementRouter.answeredLocally("SELECT FOUND_ROWS()", merged))
+                .isNull();
+    }
+
+    @Test
     void answersLastInsertIdOnlyWhileTheRouterHoldsIt() {
-        View generated = new View("shop", Set.of(), false, List.of(), Set.of(), 1001);
+        View generated = new View("shop", Set.of(), false, List.of(), Set.of(), 1001, PreviousStatement.UNKNOWN);
         assertThat(StatementRouter.answeredLocally("SELECT LAST_INSERT_ID() AS id", generated))
-                .isEqualTo(new Decision.LastInsertIdRow("id", 1001));
+                .isEqualTo(new Decision.ValueRow("id", 1001));
         assertThat(StatementRouter.answeredLocally("SELECT LAST_INSERT_ID()", IDLE))
                 .isNull();
         assertThat(StatementRouter.answeredLocally("SELECT * FROM orders", generated))
@@ -347,8 +363,14 @@ class StatementRouterTest {
             boolean transactionOnlyDeclared,
             List<Integer> transactionHostgroups,
             Set<PinReason> pins,
-            long lastInsertId)
+            long lastInsertId,
+            long previousRowCount)
             implements SessionView {
+
+        @Override
+        public long previousFoundRows() {
+            return PreviousStatement.UNKNOWN; // the router never knows it yet
+        }
 
         @Override
         public boolean holdsConnection(int hostgroup) {
@@ -356,26 +378,44 @@ class StatementRouterTest {
         }
 
         View in(String other) {
-            return new View(other, held, transactionOnlyDeclared, transactionHostgroups, pins, lastInsertId);
+            return new View(
+                    other, held, transactionOnlyDeclared, transactionHostgroups, pins, lastInsertId, previousRowCount);
         }
 
         View holding(Integer... hostgroups) {
             return new View(
-                    schema, Set.of(hostgroups), transactionOnlyDeclared, transactionHostgroups, pins, lastInsertId);
+                    schema,
+                    Set.of(hostgroups),
+                    transactionOnlyDeclared,
+                    transactionHostgroups,
+                    pins,
+                    lastInsertId,
+                    previousRowCount);
         }
 
         /** Transactions open on {@code hostgroups}, in the order the session used them (each holds its connection). */
         View open(Integer... hostgroups) {
-            return new View(schema, Set.of(hostgroups), false, List.of(hostgroups), pins, lastInsertId);
+            return new View(
+                    schema, Set.of(hostgroups), false, List.of(hostgroups), pins, lastInsertId, previousRowCount);
         }
 
         View declared() {
-            return new View(schema, held, true, transactionHostgroups, pins, lastInsertId);
+            return new View(schema, held, true, transactionHostgroups, pins, lastInsertId, previousRowCount);
+        }
+
+        View afterAMerge(long rowCount) {
+            return new View(schema, held, transactionOnlyDeclared, transactionHostgroups, pins, lastInsertId, rowCount);
         }
 
         View pinned(PinReason... reasons) {
             return new View(
-                    schema, held, transactionOnlyDeclared, transactionHostgroups, Set.of(reasons), lastInsertId);
+                    schema,
+                    held,
+                    transactionOnlyDeclared,
+                    transactionHostgroups,
+                    Set.of(reasons),
+                    lastInsertId,
+                    previousRowCount);
         }
     }
 }

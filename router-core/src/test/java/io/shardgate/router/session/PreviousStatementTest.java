@@ -1,0 +1,81 @@
+package io.shardgate.router.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardgate.protocol.type.Command;
+import org.junit.jupiter.api.Test;
+
+class PreviousStatementTest {
+    private final Object lease = new Object();
+    private final PreviousStatement previous = new PreviousStatement();
+
+    @Test
+    void theServerKnowsOnlyOnTheConnectionThatRanThePreviousStatementHeldSinceThen() {
+        previous.commandStarts(Command.COM_QUERY);
+        previous.ranOn(lease, 3);
+        previous.commandStarts(Command.COM_QUERY);
+        assertThat(previous.serverKnows(lease, true, 3)).isTrue();
+        assertThat(previous.serverKnows(lease, false, 3))
+                .as("released to the pool")
+                .isFalse();
+        assertThat(previous.serverKnows(lease, true, 4))
+                .as("released and taken again")
+                .isFalse();
+        assertThat(previous.serverKnows(new Object(), true, 3))
+                .as("another hostgroup")
+                .isFalse();
+        assertThat(previous.rowCount()).isEqualTo(PreviousStatement.UNKNOWN);
+    }
+
+    @Test
+    void aStatementThatRecordsNothingLeavesNothingKnown() {
+        previous.commandStarts(Command.COM_QUERY);
+        previous.answered(PreviousStatement.UNKNOWN, 12);
+        previous.commandStarts(Command.COM_QUERY); // answered by a path that records nothing (a cache hit)
+        assertThat(previous.rowCount()).isEqualTo(12);
+        previous.commandStarts(Command.COM_QUERY);
+        assertThat(previous.rowCount()).isEqualTo(PreviousStatement.UNKNOWN);
+        assertThat(previous.serverKnows(lease, true, 0)).isFalse();
+    }
+
+    @Test
+    void commandsThatAreNotStatementsLeaveThePreviousOneReadableAndRecordNothing() {
+        previous.commandStarts(Command.COM_QUERY);
+        previous.answered(PreviousStatement.UNKNOWN, 5);
+        previous.commandStarts(Command.COM_STMT_PREPARE);
+        previous.ranOn(lease, 1); // the PREPARE's own response: not a statement's outcome
+        previous.commandStarts(Command.COM_PING);
+        previous.commandStarts(Command.COM_STMT_EXECUTE);
+        assertThat(previous.rowCount()).isEqualTo(5);
+        assertThat(previous.serverKnows(lease, true, 1)).isFalse();
+    }
+
+    @Test
+    void theFirstRecordOfAStatementCounts() {
+        previous.commandStarts(Command.COM_QUERY);
+        previous.answered(PreviousStatement.UNKNOWN, 2);
+        previous.ranOn(lease, 1);
+        previous.commandStarts(Command.COM_QUERY);
+        assertThat(previous.rowCount()).isEqualTo(2);
+        assertThat(previous.serverKnows(lease, true, 1)).isFalse();
+    }
+
+    @Test
+    void aResetForgetsEverything() {
+        previous.commandStarts(Command.COM_QUERY);
+        previous.answered(PreviousStatement.UNKNOWN, 2);
+        previous.commandStarts(Command.COM_QUERY);
+        previous.reset();
+        assertThat(previous.rowCount()).isEqualTo(PreviousStatement.UNKNOWN);
+    }
+
+    @Test
+    void recognisesTheSelectsTheRouterMayAnswer() {
+        assertThat(PreviousStatement.selectRowCount("SELECT ROW_COUNT()")).isEqualTo("ROW_COUNT()");
+        assertThat(PreviousStatement.selectRowCount("select row_count() n;")).isEqualTo("n");
+        assertThat(PreviousStatement.selectRowCount("SELECT ROW_COUNT(), 1")).isNull();
+        assertThat(PreviousStatement.selectFoundRows("SELECT FOUND_ROWS() AS 'total'"))
+                .isEqualTo("total");
+        assertThat(PreviousStatement.selectFoundRows("SELECT ROW_COUNT()")).isNull();
+    }
+}
