@@ -18,6 +18,7 @@ import io.shardgate.sharding.plan.Values;
 import io.shardgate.sharding.rule.QueryRuleMatch;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -143,6 +144,11 @@ public class RoutingStepBenchmark {
         @Override
         public long lastInsertId() {
             return 0;
+        }
+
+        @Override
+        public Map<String, String> variables() {
+            return Map.of();
         }
 
         @Override

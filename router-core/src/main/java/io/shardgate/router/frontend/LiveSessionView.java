@@ -4,6 +4,7 @@ import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.session.PinReason;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -52,6 +53,11 @@ final class LiveSessionView implements SessionView {
     @Override
     public long lastInsertId() {
         return session.lastInsertId().value();
+    }
+
+    @Override
+    public Map<String, String> variables() {
+        return session.desired().fragments();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.shardgate.router.routing;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -31,6 +32,9 @@ public interface SessionView {
 
     /** The session's LAST_INSERT_ID() while it comes from the router's key generation, else 0. */
     long lastInsertId();
+
+    /** The session variables replayed on its connections: name (lower case) to {@code "name = value"}. */
+    Map<String, String> variables();
 
     /** ROW_COUNT() of the previous statement when the router knows it (a merge), else {@link PreviousStatement#UNKNOWN}. */
     long previousRowCount();

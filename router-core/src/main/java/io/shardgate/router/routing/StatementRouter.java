@@ -142,6 +142,12 @@ public final class StatementRouter {
             // session effects of a statement on several hostgroups would land on one shard's session only
             return Decision.Refuse.notSupported(SCATTER_CHANGES_SESSION);
         }
+        if (plan.kind() == StatementKind.SELECT) {
+            String refusal = MergeSessionVariables.refusal(session.variables(), plan.merge());
+            if (refusal != null) {
+                return Decision.Refuse.notSupported(refusal);
+            }
+        }
         return new Decision.Scatter(plan, targets, values != null ? values : Values.of(digest));
     }
 

@@ -15,6 +15,7 @@ import io.shardgate.sharding.rule.QueryRuleMatch;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -53,7 +54,7 @@ class StatementRouterTest {
 
     /** A session in {@code shop} holding nothing, outside any transaction. */
     private static final View IDLE =
-            new View("shop", Set.of(), false, List.of(), Set.of(), 0, PreviousStatement.UNKNOWN);
+            new View("shop", Set.of(), false, List.of(), Set.of(), 0, PreviousStatement.UNKNOWN, Map.of());
 
     static Stream<Arguments> decisions() {
         return Stream.of(
@@ -150,6 +151,51 @@ class StatementRouterTest {
                         "SELECT * FROM orders",
                         "Scatter hg10,hg20 SELECT"),
                 row("a write on every shard", "app", IDLE, "DELETE FROM orders", "Scatter hg10,hg20 DELETE writes"),
+                row(
+                        "sql_select_limit would cap each shard: a merged SELECT is refused under it",
+                        "app",
+                        IDLE.with("sql_select_limit", "3"),
+                        "SELECT * FROM orders",
+                        "Refuse 1235 42000 This version of Shardgate doesn't yet support 'sql_select_limit other than"
+                                + " DEFAULT for a SELECT on several shards (each shard would apply it)'"),
+                row(
+                        "sql_select_limit back at DEFAULT: merged",
+                        "app",
+                        IDLE.with("sql_select_limit", "DEFAULT"),
+                        "SELECT * FROM orders",
+                        "Scatter hg10,hg20 SELECT"),
+                row(
+                        "sql_select_limit on one shard: the shard applies it as MySQL would",
+                        "app",
+                        IDLE.with("sql_select_limit", "3"),
+                        "SELECT * FROM orders WHERE customer_id = 42",
+                        "Single hg10 verbatim kind=SELECT role=READER reads"),
+                row(
+                        "div_precision_increment: refused only where the merge divides",
+                        "app",
+                        IDLE.with("div_precision_increment", "6"),
+                        "SELECT AVG(total) FROM orders",
+                        "Refuse 1235 42000 This version of Shardgate doesn't yet support 'div_precision_increment other"
+                                + " than DEFAULT for AVG or arithmetic merged from several shards'"),
+                row(
+                        "div_precision_increment with a merge that does not divide",
+                        "app",
+                        IDLE.with("div_precision_increment", "6"),
+                        "SELECT MAX(total) FROM orders",
+                        "Scatter hg10,hg20 SELECT"),
+                row(
+                        "max_sort_length: refused where the merge compares",
+                        "app",
+                        IDLE.with("max_sort_length", "@m"),
+                        "SELECT note FROM orders ORDER BY note",
+                        "Refuse 1235 42000 This version of Shardgate doesn't yet support 'max_sort_length other than"
+                                + " DEFAULT for ORDER BY, GROUP BY, DISTINCT or aggregates merged from several shards'"),
+                row(
+                        "a write is not a merged SELECT",
+                        "app",
+                        IDLE.with("sql_select_limit", "3"),
+                        "DELETE FROM orders",
+                        "Scatter hg10,hg20 DELETE writes"),
                 row(
                         "a key the router generates: even one target is answered by the merge (the OK carries the key)",
                         "app",
@@ -264,7 +310,8 @@ class StatementRouterTest {
 
     @Test
     void answersLastInsertIdOnlyWhileTheRouterHoldsIt() {
-        View generated = new View("shop", Set.of(), false, List.of(), Set.of(), 1001, PreviousStatement.UNKNOWN);
+        View generated =
+                new View("shop", Set.of(), false, List.of(), Set.of(), 1001, PreviousStatement.UNKNOWN, Map.of());
         assertThat(StatementRouter.answeredLocally("SELECT LAST_INSERT_ID() AS id", generated))
                 .isEqualTo(new Decision.ValueRow("id", 1001));
         assertThat(StatementRouter.answeredLocally("SELECT LAST_INSERT_ID()", IDLE))
@@ -364,7 +411,8 @@ class StatementRouterTest {
             List<Integer> transactionHostgroups,
             Set<PinReason> pins,
             long lastInsertId,
-            long previousRowCount)
+            long previousRowCount,
+            Map<String, String> variables)
             implements SessionView {
 
         @Override
@@ -379,7 +427,14 @@ class StatementRouterTest {
 
         View in(String other) {
             return new View(
-                    other, held, transactionOnlyDeclared, transactionHostgroups, pins, lastInsertId, previousRowCount);
+                    other,
+                    held,
+                    transactionOnlyDeclared,
+                    transactionHostgroups,
+                    pins,
+                    lastInsertId,
+                    previousRowCount,
+                    variables);
         }
 
         View holding(Integer... hostgroups) {
@@ -390,21 +445,51 @@ class StatementRouterTest {
                     transactionHostgroups,
                     pins,
                     lastInsertId,
-                    previousRowCount);
+                    previousRowCount,
+                    variables);
         }
 
         /** Transactions open on {@code hostgroups}, in the order the session used them (each holds its connection). */
         View open(Integer... hostgroups) {
             return new View(
-                    schema, Set.of(hostgroups), false, List.of(hostgroups), pins, lastInsertId, previousRowCount);
+                    schema,
+                    Set.of(hostgroups),
+                    false,
+                    List.of(hostgroups),
+                    pins,
+                    lastInsertId,
+                    previousRowCount,
+                    variables);
         }
 
         View declared() {
-            return new View(schema, held, true, transactionHostgroups, pins, lastInsertId, previousRowCount);
+            return new View(schema, held, true, transactionHostgroups, pins, lastInsertId, previousRowCount, variables);
         }
 
         View afterAMerge(long rowCount) {
-            return new View(schema, held, transactionOnlyDeclared, transactionHostgroups, pins, lastInsertId, rowCount);
+            return new View(
+                    schema,
+                    held,
+                    transactionOnlyDeclared,
+                    transactionHostgroups,
+                    pins,
+                    lastInsertId,
+                    rowCount,
+                    variables);
+        }
+
+        View with(String name, String value) {
+            Map<String, String> set = new java.util.LinkedHashMap<>(variables);
+            set.put(name, name + " = " + value);
+            return new View(
+                    schema,
+                    held,
+                    transactionOnlyDeclared,
+                    transactionHostgroups,
+                    pins,
+                    lastInsertId,
+                    previousRowCount,
+                    set);
         }
 
         View pinned(PinReason... reasons) {
@@ -415,7 +500,8 @@ class StatementRouterTest {
                     transactionHostgroups,
                     Set.of(reasons),
                     lastInsertId,
-                    previousRowCount);
+                    previousRowCount,
+                    variables);
         }
     }
 }
