@@ -12,6 +12,7 @@ import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.ComChangeUser;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
+import io.shardgate.protocol.type.Collations;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
@@ -20,12 +21,14 @@ import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.ClientCharset;
 import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
@@ -102,6 +105,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private final PreparedStatementCommands prepared;
     private final LastInsertId lastInsertId = new LastInsertId();
     private final PreviousStatement previous = new PreviousStatement();
+    /** The client's character set, computed for {@link #charsetOf} and {@link #charsetCollation}. */
+    private Charset clientCharset;
+
+    private SessionVariables charsetOf;
+    private int charsetCollation = -1;
     private final SessionCache cache;
 
     private boolean closed;
@@ -207,13 +215,21 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         }
         switch (command) {
             case COM_QUERY -> {
-                String sql = payload.toString(
-                        payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
+                String sql = text(payload);
+                if (sql == null) {
+                    packet.release();
+                    reply(1, undecodable());
+                    return;
+                }
                 queries.route(packet, sql);
             }
             case COM_INIT_DB -> {
-                String schema = payload.toString(
-                        payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
+                String schema = text(payload);
+                if (schema == null) {
+                    packet.release();
+                    reply(1, undecodable());
+                    return;
+                }
                 run(
                         leases.get(services.routing().current().homeOf(schema)),
                         packet,
@@ -679,13 +695,51 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         return leases.get(services.routing().current().homeOf(desired.schema()));
     }
 
+    /**
+     * The text of a command's payload after its command byte, in the client's character set; null
+     * when that character set is not known to the router and the text is not plain ASCII.
+     */
+    @Override
+    public String text(ByteBuf payload) {
+        int from = payload.readerIndex() + 1;
+        int length = payload.readableBytes() - 1;
+        Charset charset = clientCharset();
+        if (charset == null && payload.forEachByte(from, length, b -> b >= 0) >= 0) {
+            return null;
+        }
+        return payload.toString(from, length, charset != null ? charset : StandardCharsets.US_ASCII);
+    }
+
+    private ErrPacket undecodable() {
+        return Errors.notSupported("statement text with bytes beyond ASCII in character set "
+                + Collations.charsetOf(leases.kind().characterSet())
+                + " or one set by SET NAMES that Shardgate cannot decode (use utf8mb4, latin1 or another character"
+                + " set with a Java equivalent)");
+    }
+
+    @Override
+    public Charset textCharset() {
+        Charset charset = clientCharset();
+        return charset != null ? charset : StandardCharsets.US_ASCII;
+    }
+
+    /** The client's character_set_client as a Java charset, or null when unknown (cached per session state). */
+    private Charset clientCharset() {
+        if (charsetOf != desired || charsetCollation != leases.kind().characterSet()) {
+            charsetOf = desired;
+            charsetCollation = leases.kind().characterSet();
+            clientCharset = ClientCharset.of(charsetCollation, desired.fragments());
+        }
+        return clientCharset;
+    }
+
     /** COM_FIELD_LIST names a table: ask a hostgroup that holds it. */
     private BackendLease fieldListLease(ByteBuf payload) {
         int end = payload.indexOf(payload.readerIndex() + 1, payload.writerIndex(), (byte) 0);
         String table = payload.toString(
                 payload.readerIndex() + 1,
                 (end < 0 ? payload.writerIndex() : end) - payload.readerIndex() - 1,
-                StandardCharsets.UTF_8);
+                textCharset());
         return leases.get(services.routing().current().anyHostgroupOf(desired.schema(), table));
     }
 

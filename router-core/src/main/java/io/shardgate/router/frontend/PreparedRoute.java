@@ -19,7 +19,7 @@ import io.shardgate.sharding.plan.Values;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
+import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -119,7 +119,13 @@ final class PreparedRoute {
      * parameter types bound (see {@link ExecuteTypes}). Re-plans first if the rules changed. The
      * parameters are decoded only when the route depends on them or may span several hostgroups.
      */
-    Execution execution(RoutingRules routing, ByteBuf execute, Capabilities client, int parameters, KeyGenerator keys) {
+    Execution execution(
+            RoutingRules routing,
+            ByteBuf execute,
+            Capabilities client,
+            int parameters,
+            KeyGenerator keys,
+            Charset charset) {
         RuleSnapshot now = routing.current();
         if (now != rules) {
             adopt(routing.plan(digest, schema, now), now);
@@ -135,7 +141,7 @@ final class PreparedRoute {
         List<Object> values = new ArrayList<>(decoded.parameterCount());
         for (int i = 0; i < decoded.parameterCount() && i < digest.parameterCount(); i++) {
             byte[] raw = decoded.values().get(i);
-            values.add(raw == null ? null : value(raw, decoded.types().get(i)));
+            values.add(raw == null ? null : value(raw, decoded.types().get(i), charset));
         }
         Values bound = Values.of(digest, values);
         if (plan.route() instanceof Route.SplitInsert split) {
@@ -152,11 +158,14 @@ final class PreparedRoute {
         return out;
     }
 
-    /** A bound value as the planner's values are typed: Long, BigDecimal, Double, String or bytes. */
-    private static Object value(byte[] raw, ParameterType type) {
+    /**
+     * A bound value as the planner's values are typed: Long, BigDecimal, Double, String (decoded in
+     * the client's {@code charset}, in which drivers send string parameters) or bytes.
+     */
+    private static Object value(byte[] raw, ParameterType type, Charset charset) {
         Object v = BinaryValue.read(Unpooled.wrappedBuffer(raw), type.type(), type.unsigned());
         if (v instanceof byte[] bytes && isText(type.type())) {
-            return new String(bytes, StandardCharsets.UTF_8);
+            return new String(bytes, charset);
         }
         if (v instanceof Float f) {
             return f.doubleValue();

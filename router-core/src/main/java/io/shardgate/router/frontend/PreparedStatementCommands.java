@@ -18,7 +18,6 @@ import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.plan.Route;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.rule.QueryRuleMatch;
-import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Consumer;
@@ -52,7 +51,15 @@ final class PreparedStatementCommands {
      */
     void prepare(Packet packet) {
         ByteBuf payload = packet.payload();
-        String sql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
+        String sql = session.text(payload);
+        if (sql == null) {
+            packet.release();
+            session.reply(
+                    1,
+                    Errors.notSupported("statement text with bytes beyond ASCII in a character set Shardgate cannot"
+                            + " decode (use utf8mb4, latin1 or another character set with a Java equivalent)"));
+            return;
+        }
         String schema = session.desired().schema();
         PreparedRoute route = PreparedRoute.plan(session.services().routing(), sql, schema);
         String ruleError = route.rules()
@@ -268,7 +275,7 @@ final class PreparedStatementCommands {
     private void runBefore(
             BackendLease lease, Command internal, String text, Response expected, Consumer<ByteBuf> then) {
         lease.runInternal(
-                out -> out.writeByte(internal.code()).writeCharSequence(text, StandardCharsets.UTF_8),
+                out -> out.writeByte(internal.code()).writeCharSequence(text, session.textCharset()),
                 expected,
                 (response, failed) -> {
                     if (failed) {
@@ -357,7 +364,8 @@ final class PreparedStatementCommands {
                     execute.payload(),
                     session.capabilities(),
                     statement.parameters,
-                    session.services().keys());
+                    session.services().keys(),
+                    session.textCharset());
         } catch (RuntimeException e) {
             execute.release();
             session.reply(1, ErrPacket.of(ErrorCode.ER_MALFORMED_PACKET));

@@ -17,7 +17,6 @@ import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.rule.QueryRuleMatch;
 import io.shardgate.sharding.rule.RuleSnapshot;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -56,7 +55,7 @@ final class QueryRouter {
         String substituted = session.lastInsertId().substitute(sql);
         if (!substituted.equals(sql)) { // the router's LAST_INSERT_ID() written in: route by the value
             ByteBuf payload = session.client().alloc().buffer(1 + ByteBufUtil.utf8Bytes(substituted));
-            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(substituted, StandardCharsets.UTF_8);
+            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(substituted, session.textCharset());
             Packet rewritten = new Packet(packet.sequenceId(), payload);
             packet.release();
             packet = rewritten;
@@ -135,7 +134,7 @@ final class QueryRouter {
         if (decision.rewritten() != null) {
             String sql = decision.rewritten().sql();
             ByteBuf payload = session.client().alloc().buffer(1 + sql.length());
-            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, StandardCharsets.UTF_8);
+            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, session.textCharset());
             send = new Packet(packet.sequenceId(), payload);
             packet.release();
         }

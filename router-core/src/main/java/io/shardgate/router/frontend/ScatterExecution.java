@@ -29,7 +29,6 @@ import io.shardgate.sharding.plan.StatementKind;
 import io.shardgate.sharding.plan.Target;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.plan.Values;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -203,8 +202,7 @@ final class ScatterExecution {
             stream(
                     lease,
                     index,
-                    out -> out.writeByte(Command.COM_QUERY.code())
-                            .writeCharSequence(sql.sql(), StandardCharsets.UTF_8));
+                    out -> out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql.sql(), session.textCharset()));
         } else {
             executePrepared(lease, connection, index, sql);
         }
@@ -226,7 +224,7 @@ final class ScatterExecution {
         }
         lease.runInternal(
                 out -> out.writeByte(Command.COM_STMT_PREPARE.code())
-                        .writeCharSequence(sql.sql(), StandardCharsets.UTF_8),
+                        .writeCharSequence(sql.sql(), session.textCharset()),
                 Response.PREPARE,
                 (response, failed) -> {
                     if (aborted) {

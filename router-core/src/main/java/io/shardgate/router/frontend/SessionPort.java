@@ -14,6 +14,7 @@ import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
+import java.nio.charset.Charset;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -52,6 +53,15 @@ interface SessionPort {
     StatementRecorder statement();
 
     LastInsertId lastInsertId();
+
+    /**
+     * The text of a command's payload after its command byte in the client's character set, or
+     * null when the router cannot decode it (an unknown character set and bytes beyond ASCII).
+     */
+    String text(ByteBuf payload);
+
+    /** The character set of statement text to and from the client's backend connections. */
+    Charset textCharset();
 
     /** What FOUND_ROWS() and ROW_COUNT() read: the previous statement's outcome. */
     PreviousStatement previous();

@@ -5,7 +5,6 @@ import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.Command;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -45,7 +44,7 @@ final class TransactionBroadcast {
         }
         BackendLease lease = leases.get(next++);
         lease.runInternal(
-                out -> out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, StandardCharsets.UTF_8),
+                out -> out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, session.textCharset()),
                 Response.SINGLE,
                 (ByteBuf response, Boolean failed) -> {
                     if (failed && firstError == null) {
