@@ -299,11 +299,33 @@ final class ScatterExecution {
         if (streaming != null) {
             pump();
         } else if (pending == 0 && !answered) {
+            if (plan.kind() == StatementKind.DDL && session.services().schemaTracker() != null) {
+                answerAfterColumnRefresh();
+                return;
+            }
             answer(grouped != null ? mergeGrouped() : mergeBuffered());
         }
         if (pending == 0 && !aborted && (streaming == null || streaming.complete())) {
             finish();
         }
+    }
+
+    /**
+     * DDL on several hostgroups may change a tracked table's columns: the client gets its answer once
+     * schema tracking has re-read them, so its next statement (a dump's INSERT right after its
+     * CREATE TABLE) is planned with the new column list.
+     */
+    private void answerAfterColumnRefresh() {
+        Channel client = session.client();
+        session.services()
+                .schemaTracker()
+                .refresh()
+                .addListener(f -> client.eventLoop().execute(() -> {
+                    if (!aborted && !answered) {
+                        answer(mergeBuffered());
+                        finish();
+                    }
+                }));
     }
 
     /** Writes what the streamed merge can give while the client takes it; pauses or resumes the shards. */
