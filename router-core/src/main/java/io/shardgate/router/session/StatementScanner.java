@@ -212,6 +212,8 @@ public final class StatementScanner {
         /** Advances past the current assignment; returns the index where it ends (a top-level comma or the end). */
         private static int skipToComma(Lexer lexer) {
             int depth = 0;
+            // the end of the assignment's last token: not a comment (an executable one's "*/") after it
+            int last = lexer.end;
             while (lexer.next()) {
                 if (lexer.kind == Lexer.Kind.PUNCT) {
                     char c = lexer.text.charAt(lexer.start);
@@ -220,15 +222,16 @@ public final class StatementScanner {
                     } else if (c == ')') {
                         depth--;
                     } else if (c == ',' && depth == 0) {
-                        return lexer.start;
+                        return last;
                     } else if (c == ';' && depth == 0) {
                         lexer.kind = Lexer.Kind.END;
-                        return lexer.start;
+                        return last;
                     }
                 }
+                last = lexer.end;
             }
             lexer.kind = Lexer.Kind.END;
-            return lexer.text.length();
+            return last;
         }
 
         private static int skipSpace(String sql, int i) {
