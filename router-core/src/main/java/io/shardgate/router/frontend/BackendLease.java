@@ -230,10 +230,11 @@ final class BackendLease implements RelayTarget {
 
     /**
      * As {@link #acquire(SessionVariables, BiConsumer)}, and when {@code begin} is not null and
-     * the connection has no transaction open, runs {@code begin} (the session's START TRANSACTION)
-     * first: the session's transaction reaches this hostgroup when a statement does.
+     * the connection has no transaction open, runs {@code begin} (the session's START TRANSACTION
+     * and its savepoints) first: the session's transaction reaches this hostgroup when a statement
+     * does.
      */
-    void acquire(SessionVariables desired, String begin, BiConsumer<PooledConnection, ErrPacket> then) {
+    void acquire(SessionVariables desired, List<String> begin, BiConsumer<PooledConnection, ErrPacket> then) {
         BiConsumer<PooledConnection, ErrPacket> next = begin == null
                 ? then
                 : (connection, error) -> {
@@ -241,22 +242,29 @@ final class BackendLease implements RelayTarget {
                         then.accept(connection, error);
                         return;
                     }
-                    runInternal(out -> query(out, begin), Response.SINGLE, (response, failed) -> {
-                        if (failed) {
-                            ErrPacket err = ErrPacket.read(response.skipBytes(4));
-                            releaseIfFree();
-                            then.accept(null, err);
-                        } else {
-                            statusFlags = current.relay().statusFlags();
-                            then.accept(current, null);
-                        }
-                    });
+                    runSteps(begin, 0, then);
                 };
         if (current != null) {
             align(desired, next);
             return;
         }
         borrow(server(null), desired, next, true);
+    }
+
+    /** Runs {@code steps} from {@code index} on, one after the other; the first failure ends them. */
+    private void runSteps(List<String> steps, int index, BiConsumer<PooledConnection, ErrPacket> then) {
+        runInternal(out -> query(out, steps.get(index)), Response.SINGLE, (response, failed) -> {
+            if (failed) {
+                ErrPacket err = ErrPacket.read(response.skipBytes(4));
+                releaseIfFree();
+                then.accept(null, err);
+            } else if (index + 1 < steps.size()) {
+                runSteps(steps, index + 1, then);
+            } else {
+                statusFlags = current.relay().statusFlags();
+                then.accept(current, null);
+            }
+        });
     }
 
     /** The server for a new borrow: the writer, or for a read a reader by weight (the writer if none). */

@@ -166,11 +166,13 @@ final class QueryRouter {
             DeferredBegin.endUnopened(session);
             packet.release(); // no backend began it: nothing to end there
         } else if (decision instanceof Decision.EndTransaction end) {
+            session.transaction().savepointStatement(digest.text());
             BackendLease on = session.leases().find(end.hostgroup());
             home.writing(); // read-your-writes counts from the end of the transaction
             on.writing();
             session.run(on, packet, Response.RESULT_SET, facts.effects(), false);
         } else if (decision instanceof Decision.EndEverywhere end) {
+            session.transaction().savepointStatement(digest.text());
             packet.release();
             List<BackendLease> reached = new ArrayList<>(end.hostgroups().size());
             for (int hostgroup : end.hostgroups()) {

@@ -149,7 +149,7 @@ final class ScatterExecution {
             return;
         }
         RenderedSql sql = plan.sql(targets, target, values);
-        lease.acquire(session.desired(), session.transaction().start(), (connection, error) -> {
+        lease.acquire(session.desired(), session.transaction().beginSteps(), (connection, error) -> {
             if (aborted) {
                 lease.releaseIfFree();
                 return;
