@@ -101,6 +101,8 @@ public final class StatementScanner {
 
     /** The assignments of a {@code SET} statement, as replayable fragments keyed by variable. */
     record SetStatement(Map<String, String> variables, boolean untracked) {
+        private static final java.util.regex.Pattern SYSTEM_VARIABLE_COPY = java.util.regex.Pattern.compile(
+                "^\\s*:?=\\s*@@(?:session\\.|local\\.)?([A-Za-z_0-9]+)\\s*$", java.util.regex.Pattern.CASE_INSENSITIVE);
 
         static SetStatement parse(String sql, int from) {
             Map<String, String> variables = new LinkedHashMap<>();
@@ -114,7 +116,13 @@ public final class StatementScanner {
                 }
                 if (lexer.kind == Lexer.Kind.USER_VARIABLE) {
                     untracked = true; // pinned by the caller for the user variable
-                    skipToComma(lexer);
+                    String copy = systemVariableCopy(sql, lexer);
+                    if (copy != null) {
+                        variables.put(copy.substring(0, copy.indexOf(' ')), copy);
+                    }
+                    if (lexer.kind == Lexer.Kind.END) {
+                        break;
+                    }
                     continue;
                 }
                 String first = lexer.kind == Lexer.Kind.WORD || lexer.kind == Lexer.Kind.SYSTEM_VARIABLE
@@ -201,6 +209,20 @@ public final class StatementScanner {
                 }
             }
             return new SetStatement(variables, untracked);
+        }
+
+        /**
+         * {@code @u = @@name} (what mysqldump writes to save a setting it restores later with
+         * {@code SET name = @u}): {@code "@u = @@name"} with both names in lower case, for {@link
+         * SessionVariables} to resolve; null for any other user variable assignment. Leaves the
+         * lexer past the assignment.
+         */
+        private static String systemVariableCopy(String sql, Lexer lexer) {
+            String user = sql.substring(lexer.start, lexer.end).toLowerCase(Locale.ROOT);
+            int from = lexer.end;
+            int to = skipToComma(lexer);
+            java.util.regex.Matcher copy = SYSTEM_VARIABLE_COPY.matcher(sql.substring(from, Math.max(from, to)));
+            return copy.matches() ? user + " = @@" + copy.group(1).toLowerCase(Locale.ROOT) : null;
         }
 
         /** Later assignments of a variable replace earlier ones and move to the end (order matters). */
