@@ -75,10 +75,22 @@ final class QueryRouter {
         }
         Plan plan = StatementRouter.plans(rule) ? session.services().routing().plan(digest, schema, rules) : null;
         StatementFacts facts = StatementFacts.of(sql, digest, rule, plan);
-        carryOut(
-                packet,
-                facts,
-                StatementRouter.decide(facts, rules, view, session.services().keys()));
+        Decision decision =
+                StatementRouter.decide(facts, rules, view, session.services().keys());
+        if (rendersText(decision) && sql.indexOf('\uFFFD') >= 0 && !Utf8.valid(packet.payload(), 1)) {
+            // the SQL sent would be re-encoded from the decoded text: bytes that are not UTF-8 (binary
+            // data in a string literal) would change; refused rather than written altered
+            decision = Decision.Refuse.notSupported("a statement on several shards, or rewritten for its shard,"
+                    + " whose text is not valid UTF-8 (binary data in a string literal): write such values as"
+                    + " hex literals (mysqldump / mariadb-dump --hex-blob)");
+        }
+        carryOut(packet, facts, decision);
+    }
+
+    /** Whether the statement sent to the shards is rendered from the decoded text, not the client's bytes. */
+    private static boolean rendersText(Decision decision) {
+        return decision instanceof Decision.Scatter
+                || (decision instanceof Decision.Single single && single.rewritten() != null);
     }
 
     /** Does what {@code decision} says with the client's {@code packet} (released or sent on). */
