@@ -171,6 +171,14 @@ final class QueryRouter {
             if (onHome.beginsTransaction()) {
                 session.transaction().started(digest.sql());
             }
+        } else if (decision instanceof Decision.LockEverywhere lock) {
+            packet.release();
+            new LockBroadcast(session, lock.statements()).start();
+        } else if (decision instanceof Decision.UnlockEverywhere unlock) {
+            packet.release();
+            java.util.Map<Integer, String> unlocks = new java.util.TreeMap<>();
+            unlock.hostgroups().forEach(hostgroup -> unlocks.put(hostgroup, "UNLOCK TABLES"));
+            new LockBroadcast(session, unlocks).start();
         } else if (decision instanceof Decision.DeclareTransaction declare) {
             DeferredBegin.declare(session, digest.sql(), declare.readOnly());
             packet.release();
