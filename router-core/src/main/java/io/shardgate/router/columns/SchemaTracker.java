@@ -51,6 +51,9 @@ public final class SchemaTracker implements AutoCloseable {
     private final BackendConnector connector;
     private final EventLoopGroup loops;
     private final AtomicLong started = new AtomicLong();
+    /** The number of the latest-started refresh that has finished (guarded by this). */
+    private long newestFinished;
+
     private volatile ScheduledFuture<?> schedule;
     private volatile boolean closed;
 
@@ -126,8 +129,12 @@ public final class SchemaTracker implements AutoCloseable {
 
     private synchronized ColumnCatalog publish(ColumnCatalog next) {
         ColumnCatalog before = routing.columns();
-        if (next.version() <= before.version()) {
-            return before; // a refresh that started later has published already
+        if (next.version() <= newestFinished) {
+            return before; // a refresh that started later has finished already
+        }
+        newestFinished = next.version();
+        if (next.tables().equals(before.tables())) {
+            return before; // nothing changed: cached plans that read the column lists stay valid
         }
         Map<String, String> was = disagreeing(before);
         disagreeing(next).forEach((table, disagreement) -> {
