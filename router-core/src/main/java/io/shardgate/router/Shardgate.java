@@ -21,6 +21,7 @@ import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendLogin;
 import io.shardgate.router.cache.RouterResultCache;
+import io.shardgate.router.columns.SchemaTracker;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.RouterConfig;
@@ -85,6 +86,7 @@ public final class Shardgate implements AutoCloseable {
     private final int httpPort;
     private final AdminEndpoint admin; // null when the admin section has no users
     private final ServerMonitor monitor;
+    private final SchemaTracker schemaTracker;
     private final SessionRegistry sessions;
     private final RouterResultCache cache;
 
@@ -101,6 +103,7 @@ public final class Shardgate implements AutoCloseable {
             int httpPort,
             AdminEndpoint admin,
             ServerMonitor monitor,
+            SchemaTracker schemaTracker,
             SessionRegistry sessions,
             RouterResultCache cache) {
         this.acceptor = acceptor;
@@ -115,6 +118,7 @@ public final class Shardgate implements AutoCloseable {
         this.httpPort = httpPort;
         this.admin = admin;
         this.monitor = monitor;
+        this.schemaTracker = schemaTracker;
         this.sessions = sessions;
         this.cache = cache;
     }
@@ -248,6 +252,13 @@ public final class Shardgate implements AutoCloseable {
                     new LiveConfiguration(config, version, effective, routing, users, hostgroups, cache, metrics);
             control.follow(live);
             SessionRegistry sessions = new SessionRegistry();
+            SchemaTracker schemaTracker = SchemaTracker.start(
+                    routing,
+                    hostgroups,
+                    connector,
+                    workers,
+                    settings.schemaTrackingIntervalMillis(),
+                    metrics.registry());
             FrontendServices services = new FrontendServices(
                     settings,
                     users,
@@ -265,7 +276,8 @@ public final class Shardgate implements AutoCloseable {
                     cache,
                     new LoginFailures(
                             settings.maxLoginFailures(), Duration.ofMillis(settings.loginFailureWindowMillis())),
-                    new UserConnections());
+                    new UserConnections(),
+                    schemaTracker);
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             metrics.clientConnections(limit::open);
             ServerBootstrap bootstrap = new ServerBootstrap()
@@ -351,6 +363,7 @@ public final class Shardgate implements AutoCloseable {
                     httpPort,
                     admin,
                     monitor,
+                    schemaTracker,
                     sessions,
                     cache);
         } catch (RuntimeException e) {
@@ -397,7 +410,8 @@ public final class Shardgate implements AutoCloseable {
                 services.keys(),
                 services.cache(),
                 services.loginFailures(), // one address guessing passwords on either port is one attacker
-                new UserConnections());
+                new UserConnections(),
+                services.schemaTracker());
     }
 
     /** Unique among live routers: the host name (or bind address) and the MySQL port. */
@@ -487,6 +501,7 @@ public final class Shardgate implements AutoCloseable {
     public void close() {
         listener.close().syncUninterruptibly();
         monitor.close();
+        schemaTracker.close();
         if (admin != null) {
             admin.close();
         }

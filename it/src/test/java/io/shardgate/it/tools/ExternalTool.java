@@ -19,6 +19,8 @@ import java.util.Optional;
 public enum ExternalTool {
     SYSBENCH("sysbench", "apt-get install sysbench"),
     MARIADB_CLI("mariadb", "apt-get install mariadb-client"),
+    /** The dump client of the same Debian package as {@link #MARIADB_CLI}. */
+    MARIADB_DUMP("mariadb-dump", "apt-get install mariadb-client"),
     HAPROXY("haproxy", "apt-get install haproxy"),
     DOCKER_COMPOSE("docker-compose", "apt-get install docker-compose"),
     OPENSSL("openssl", "apt-get install openssl"),

@@ -30,11 +30,17 @@ public record ToolRun(List<String> command, int exitCode, String stdout, String 
 
     /** Runs the command with no input; a run that outlives {@code timeout} is killed and reported as exit -1. */
     public static ToolRun run(Duration timeout, List<String> command) throws IOException, InterruptedException {
+        return run(timeout, command, Path.of("/dev/null"));
+    }
+
+    /** Runs the command with {@code input} as its standard input (e.g. a dump file fed to the mariadb CLI). */
+    public static ToolRun run(Duration timeout, List<String> command, Path input)
+            throws IOException, InterruptedException {
         Path out = Files.createTempFile("tool-", ".out");
         Path err = Files.createTempFile("tool-", ".err");
         try {
             Process process = new ProcessBuilder(command)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectInput(ProcessBuilder.Redirect.from(input.toFile()))
                     .redirectOutput(out.toFile())
                     .redirectError(err.toFile())
                     .start();
@@ -48,8 +54,9 @@ public record ToolRun(List<String> command, int exitCode, String stdout, String 
             return new ToolRun(
                     List.copyOf(command),
                     exit,
-                    Files.readString(out, StandardCharsets.UTF_8),
-                    Files.readString(err, StandardCharsets.UTF_8));
+                    // lenient: a client may echo a statement's raw bytes (binary data) in its error
+                    new String(Files.readAllBytes(out), StandardCharsets.UTF_8),
+                    new String(Files.readAllBytes(err), StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);

@@ -28,6 +28,8 @@ public record ErrorCode(int code, String sqlState, String messageTemplate) {
     public static final ErrorCode ER_UNKNOWN_ERROR = new ErrorCode(1105, "HY000", "Unknown error");
     public static final ErrorCode ER_UNKNOWN_CHARACTER_SET =
             new ErrorCode(1115, "42000", "Unknown character set: '%s'");
+    public static final ErrorCode ER_WRONG_VALUE_COUNT_ON_ROW =
+            new ErrorCode(1136, "21S01", "Column count doesn't match value count at row %d");
     public static final ErrorCode ER_HOST_IS_BLOCKED = new ErrorCode(
             1129,
             "HY000",

@@ -40,6 +40,10 @@ import java.util.Set;
  * @param readyRequiresOnlineBackends true: {@code GET /ready} answers 503 while some schema's
  *     default hostgroup has no ONLINE server, so a load balancer takes the router out until one is
  *     back; false (the default): ready once a configuration version is loaded
+ * @param schemaTrackingIntervalMillis how often the router re-reads the column lists of the listed
+ *     tables from every hostgroup (schema tracking, which INSERT without a column list into a
+ *     sharded table needs); it also re-reads them at start and after each DDL it runs on several
+ *     hostgroups; 0 keeps only those
  */
 public record ServerSettings(
         String bind,
@@ -61,7 +65,8 @@ public record ServerSettings(
         Integer maxStatementBytes,
         Integer maxLoginFailures,
         Integer loginFailureWindowMillis,
-        Boolean readyRequiresOnlineBackends) {
+        Boolean readyRequiresOnlineBackends,
+        Integer schemaTrackingIntervalMillis) {
 
     static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
 
@@ -86,12 +91,13 @@ public record ServerSettings(
         maxLoginFailures = maxLoginFailures == null ? 100 : maxLoginFailures;
         loginFailureWindowMillis = loginFailureWindowMillis == null ? 60_000 : loginFailureWindowMillis;
         readyRequiresOnlineBackends = readyRequiresOnlineBackends != null && readyRequiresOnlineBackends;
+        schemaTrackingIntervalMillis = schemaTrackingIntervalMillis == null ? 60_000 : schemaTrackingIntervalMillis;
     }
 
     static ServerSettings defaults() {
         return new ServerSettings(
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null);
+                null, null, null, null);
     }
 
     List<String> validate() {
@@ -127,6 +133,10 @@ public record ServerSettings(
         }
         if (loginFailureWindowMillis < 1) {
             problems.add("server.login_failure_window_millis must be positive, was " + loginFailureWindowMillis);
+        }
+        if (schemaTrackingIntervalMillis < 0) {
+            problems.add("server.schema_tracking_interval_millis must be 0 (at start and after DDL only) or"
+                    + " positive, was " + schemaTrackingIntervalMillis);
         }
         if (ioThreads < 0) {
             problems.add("server.io_threads must be 0 (one per core) or more, was " + ioThreads);

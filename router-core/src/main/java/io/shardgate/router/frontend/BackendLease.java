@@ -240,10 +240,11 @@ final class BackendLease implements RelayTarget {
 
     /**
      * As {@link #acquire(SessionVariables, BiConsumer)}, and when {@code begin} is not null and
-     * the connection has no transaction open, runs {@code begin} (the session's START TRANSACTION)
-     * first: the session's transaction reaches this hostgroup when a statement does.
+     * the connection has no transaction open, runs {@code begin} (the session's START TRANSACTION
+     * and its savepoints) first: the session's transaction reaches this hostgroup when a statement
+     * does.
      */
-    void acquire(SessionVariables desired, String begin, BiConsumer<PooledConnection, ErrPacket> then) {
+    void acquire(SessionVariables desired, List<String> begin, BiConsumer<PooledConnection, ErrPacket> then) {
         BiConsumer<PooledConnection, ErrPacket> next = begin == null
                 ? then
                 : (connection, error) -> {
@@ -251,20 +252,27 @@ final class BackendLease implements RelayTarget {
                         then.accept(connection, error);
                         return;
                     }
-                    runStatement(begin, failure -> {
-                        if (failure != null) {
-                            releaseIfFree();
-                            then.accept(null, failure);
-                        } else {
-                            then.accept(current, null);
-                        }
-                    });
+                    runSteps(begin, 0, then);
                 };
         if (current != null) {
             align(desired, next);
             return;
         }
         borrow(server(null), desired, next, true);
+    }
+
+    /** Runs {@code steps} from {@code index} on, one after the other; the first failure ends them. */
+    private void runSteps(List<String> steps, int index, BiConsumer<PooledConnection, ErrPacket> then) {
+        runStatement(steps.get(index), failure -> {
+            if (failure != null) {
+                releaseIfFree();
+                then.accept(null, failure);
+            } else if (index + 1 < steps.size()) {
+                runSteps(steps, index + 1, then);
+            } else {
+                then.accept(current, null);
+            }
+        });
     }
 
     /** The server for a new borrow: the writer, or for a read a reader by weight (the writer if none). */

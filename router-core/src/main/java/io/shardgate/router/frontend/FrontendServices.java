@@ -2,6 +2,7 @@ package io.shardgate.router.frontend;
 
 import io.netty.handler.ssl.SslContext;
 import io.shardgate.router.cache.RouterResultCache;
+import io.shardgate.router.columns.SchemaTracker;
 import io.shardgate.router.config.ServerSettings;
 import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.routing.Hostgroups;
@@ -30,6 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param cache the result cache (disabled unless the {@code cache} section enables it)
  * @param loginFailures failed logins per client address ({@code server.max_login_failures})
  * @param userConnections connections per user ({@code users[].max_connections})
+ * @param schemaTracker re-reads the shards' column lists after DDL run on several hostgroups
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -47,4 +49,5 @@ public record FrontendServices(
         KeyGenerator keys,
         RouterResultCache cache,
         LoginFailures loginFailures,
-        UserConnections userConnections) {}
+        UserConnections userConnections,
+        SchemaTracker schemaTracker) {}

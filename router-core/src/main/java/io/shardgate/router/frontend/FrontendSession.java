@@ -321,8 +321,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         // only statements run inside the transaction: a COM_STMT_PREPARE (MariaDB Connector/J sends
         // it at the first execution, mid-transaction) must not begin it on the hostgroup it goes to
         int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
-        String begin = command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code()
-                ? transaction.start()
+        List<String> begin = command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code()
+                ? transaction.beginSteps()
                 : null;
         lease.acquire(desired, begin, (connection, error) -> {
             if (proceed(error)) {

@@ -75,10 +75,26 @@ final class QueryRouter {
         }
         Plan plan = StatementRouter.plans(rule) ? session.services().routing().plan(digest, schema, rules) : null;
         StatementFacts facts = StatementFacts.of(sql, digest, rule, plan);
-        carryOut(
-                packet,
-                facts,
-                StatementRouter.decide(facts, rules, view, session.services().keys()));
+        Decision decision =
+                StatementRouter.decide(facts, rules, view, session.services().keys());
+        if (rendersText(decision)
+                && sql.indexOf('\uFFFD') >= 0
+                && !TextBytes.valid(packet.payload(), 1, session.textCharset())) {
+            // the SQL sent would be re-encoded from the decoded text: bytes that are not valid in the
+            // client's character set (binary data in a string literal) would change; refused rather
+            // than written altered
+            decision = Decision.Refuse.notSupported("a statement on several shards, or rewritten for its shard,"
+                    + " whose text is not valid " + session.textCharset().displayName()
+                    + " (binary data in a string literal): write such values as"
+                    + " hex literals (mysqldump / mariadb-dump --hex-blob)");
+        }
+        carryOut(packet, facts, decision);
+    }
+
+    /** Whether the statement sent to the shards is rendered from the decoded text, not the client's bytes. */
+    private static boolean rendersText(Decision decision) {
+        return decision instanceof Decision.Scatter
+                || (decision instanceof Decision.Single single && single.rewritten() != null);
     }
 
     /** Does what {@code decision} says with the client's {@code packet} (released or sent on). */
@@ -168,6 +184,14 @@ final class QueryRouter {
             if (onHome.beginsTransaction()) {
                 session.transaction().started(digest.sql());
             }
+        } else if (decision instanceof Decision.LockEverywhere lock) {
+            packet.release();
+            new LockBroadcast(session, lock.statements()).start();
+        } else if (decision instanceof Decision.UnlockEverywhere unlock) {
+            packet.release();
+            java.util.Map<Integer, String> unlocks = new java.util.TreeMap<>();
+            unlock.hostgroups().forEach(hostgroup -> unlocks.put(hostgroup, "UNLOCK TABLES"));
+            new LockBroadcast(session, unlocks).start();
         } else if (decision instanceof Decision.DeclareTransaction declare) {
             DeferredBegin.declare(session, digest.sql(), declare.readOnly());
             packet.release();
@@ -175,11 +199,13 @@ final class QueryRouter {
             DeferredBegin.endUnopened(session);
             packet.release(); // no backend began it: nothing to end there
         } else if (decision instanceof Decision.EndTransaction end) {
+            session.transaction().savepointStatement(digest.text());
             BackendLease on = session.leases().find(end.hostgroup());
             home.writing(); // read-your-writes counts from the end of the transaction
             on.writing();
             session.run(on, packet, Response.RESULT_SET, facts.effects(), false);
         } else if (decision instanceof Decision.EndEverywhere end) {
+            session.transaction().savepointStatement(digest.text());
             packet.release();
             List<BackendLease> reached = new ArrayList<>(end.hostgroups().size());
             for (int hostgroup : end.hostgroups()) {

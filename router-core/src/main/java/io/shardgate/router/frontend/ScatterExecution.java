@@ -167,7 +167,7 @@ final class ScatterExecution {
             return;
         }
         RenderedSql sql = plan.sql(targets, target, values);
-        lease.acquire(session.desired(), atomicity.begin(session.transaction().start()), (connection, error) -> {
+        lease.acquire(session.desired(), atomicity.begin(session.transaction().beginSteps()), (connection, error) -> {
             if (aborted) {
                 lease.releaseIfFree();
                 return;
@@ -342,6 +342,10 @@ final class ScatterExecution {
                 endOnEachShard(after);
                 return; // answered and finished when the end steps are
             }
+            if (plan.kind() == StatementKind.DDL && session.services().schemaTracker() != null) {
+                answerAfterColumnRefresh();
+                return;
+            }
             answer(grouped != null ? mergeGrouped() : mergeBuffered());
         }
         if (pending == 0 && !aborted && (streaming == null || streaming.complete())) {
@@ -395,6 +399,24 @@ final class ScatterExecution {
             answer(mergeBuffered());
         }
         finish();
+    }
+
+    /**
+     * DDL on several hostgroups may change a tracked table's columns: the client gets its answer once
+     * schema tracking has re-read them, so its next statement (a dump's INSERT right after its
+     * CREATE TABLE) is planned with the new column list.
+     */
+    private void answerAfterColumnRefresh() {
+        Channel client = session.client();
+        session.services()
+                .schemaTracker()
+                .refresh()
+                .addListener(f -> client.eventLoop().execute(() -> {
+                    if (!aborted && !answered) {
+                        answer(mergeBuffered());
+                        finish();
+                    }
+                }));
     }
 
     /** Writes what the streamed merge can give while the client takes it; pauses or resumes the shards. */

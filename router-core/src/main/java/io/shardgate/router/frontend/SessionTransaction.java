@@ -1,18 +1,34 @@
 package io.shardgate.router.frontend;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 /**
  * A client session's explicit transaction as the router tracks it: the START TRANSACTION / BEGIN
  * text, replayed on each hostgroup the transaction spreads to, and whether a backend has run it.
  * A plain BEGIN is answered by the router ({@link DeferredBegin}) and reaches each hostgroup with
  * the session's first statement there (a transaction on one shard then costs one BEGIN on that
  * shard, not one on the home hostgroup too); until a statement has run, the transaction exists
- * only here. Event-loop confined, like its session.
+ * only here. Savepoints are replayed too: a hostgroup the transaction reaches after {@code
+ * SAVEPOINT sp} gets {@code SAVEPOINT sp} right after its BEGIN, so a later {@code ROLLBACK TO
+ * SAVEPOINT sp}, sent to every hostgroup the transaction reached, undoes its work there as MySQL
+ * would (mysqldump --single-transaction rolls back to a savepoint after each table). Event-loop
+ * confined, like its session.
  */
 final class SessionTransaction {
+    private static final Pattern SAVEPOINT = Pattern.compile(
+            "^(SAVEPOINT|ROLLBACK (?:WORK )?TO(?: SAVEPOINT)?|RELEASE SAVEPOINT) (`(?:[^`]|``)+`|\\S+)$",
+            Pattern.CASE_INSENSITIVE);
+
     /** The BEGIN text of the open explicit transaction, or null. */
     private String start;
     /** Whether a backend has run {@link #start}. */
     private boolean opened;
+    /** The savepoints set in the transaction, oldest first, as written (backticks kept). */
+    private final List<String> savepoints = new ArrayList<>();
 
     /** The BEGIN text of the open explicit transaction, replayed where it spreads; null outside one. */
     String start() {
@@ -23,12 +39,14 @@ final class SessionTransaction {
     void started(String sql) {
         start = sql;
         opened = true;
+        savepoints.clear();
     }
 
     /** A plain BEGIN answered by the router: {@code sql} runs on each hostgroup before the session's first statement there. */
     void declared(String sql) {
         start = sql;
         opened = false;
+        savepoints.clear();
     }
 
     /** Whether the BEGIN was answered by the router and no backend has begun it yet. */
@@ -48,9 +66,67 @@ final class SessionTransaction {
         }
     }
 
+    /**
+     * What a hostgroup the transaction reaches runs before the statement: the BEGIN, then a
+     * SAVEPOINT for each savepoint set so far; null outside a transaction.
+     */
+    List<String> beginSteps() {
+        if (start == null) {
+            return null;
+        }
+        List<String> steps = new ArrayList<>(1 + savepoints.size());
+        steps.add(start);
+        savepoints.forEach(name -> steps.add("SAVEPOINT " + name));
+        return steps;
+    }
+
+    /**
+     * Follows {@code SAVEPOINT sp}, {@code ROLLBACK TO SAVEPOINT sp} and {@code RELEASE SAVEPOINT
+     * sp} ({@code digestText}) as MySQL does: setting one again moves it to the end, rolling back to
+     * one drops those set after it, releasing one drops it and those after it.
+     */
+    void savepointStatement(String digestText) {
+        Matcher m = SAVEPOINT.matcher(digestText);
+        if (start == null || !m.matches()) {
+            return;
+        }
+        String verb = m.group(1).toUpperCase(Locale.ROOT);
+        String name = m.group(2);
+        int at = indexOf(name);
+        if (verb.equals("SAVEPOINT")) {
+            if (at >= 0) {
+                savepoints.remove(at);
+            }
+            savepoints.add(name);
+        } else if (at >= 0) {
+            int keep = verb.startsWith("ROLLBACK") ? at + 1 : at;
+            savepoints.subList(keep, savepoints.size()).clear();
+        }
+    }
+
+    /** The savepoints set so far, oldest first. */
+    List<String> savepoints() {
+        return List.copyOf(savepoints);
+    }
+
+    private int indexOf(String name) {
+        String bare = unquoted(name);
+        for (int i = 0; i < savepoints.size(); i++) {
+            if (unquoted(savepoints.get(i)).equalsIgnoreCase(bare)) { // savepoint names ignore case
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static String unquoted(String name) {
+        return name.startsWith("`") ? name.substring(1, name.length() - 1).replace("``", "`") : name;
+    }
+
     /** The transaction is over (committed, rolled back, or ended by a reset). */
     void end() {
         start = null;
         opened = false;
+        savepoints.clear();
     }
 }

@@ -2,6 +2,7 @@ package io.shardgate.router.frontend;
 
 import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.sharding.plan.StatementKind;
+import java.util.List;
 
 /**
  * How a write that runs on several hostgroups is made all-or-nothing, as one MySQL statement is: a
@@ -57,9 +58,13 @@ enum StatementAtomicity {
         return this == SAVEPOINT ? SET_SAVEPOINT : null;
     }
 
-    /** The BEGIN the shard's connection runs first when it has no transaction open, or null. */
-    String begin(String sessionBegin) {
-        return this == TRANSACTION ? BEGIN : sessionBegin;
+    /**
+     * What the shard's connection runs first when it has no transaction open: the session's own
+     * steps ({@code sessionBegin}: its BEGIN and savepoints, null outside a transaction), or the
+     * statement's START TRANSACTION.
+     */
+    List<String> begin(List<String> sessionBegin) {
+        return this == TRANSACTION ? List.of(BEGIN) : sessionBegin;
     }
 
     /** What ends the statement on each shard it ran on, by whether any shard failed; null for nothing. */

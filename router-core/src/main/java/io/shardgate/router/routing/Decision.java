@@ -9,6 +9,7 @@ import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.plan.Values;
 import io.shardgate.sharding.rule.Role;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Where a client's text statement goes, as {@link StatementRouter} decides it: answered by the
@@ -22,6 +23,8 @@ public sealed interface Decision
                 Decision.Single,
                 Decision.Scatter,
                 Decision.OnHome,
+                Decision.LockEverywhere,
+                Decision.UnlockEverywhere,
                 Decision.DeclareTransaction,
                 Decision.EndUnopened,
                 Decision.EndTransaction,
@@ -86,6 +89,23 @@ public sealed interface Decision
      *     DeclareTransaction}): once sent, the session's transaction is open
      */
     record OnHome(boolean beginsTransaction) implements Decision {}
+
+    /**
+     * LOCK TABLES naming tables of several hostgroups: each runs its own statement ({@link
+     * TableLocks}), in hostgroup order, on the session's connection there, which stays pinned.
+     */
+    record LockEverywhere(Map<Integer, String> statements) implements Decision {
+        public LockEverywhere {
+            statements = Map.copyOf(new java.util.TreeMap<>(statements));
+        }
+    }
+
+    /** UNLOCK TABLES while the session holds connections to several hostgroups: sent to each. */
+    record UnlockEverywhere(List<Integer> hostgroups) implements Decision {
+        public UnlockEverywhere {
+            hostgroups = List.copyOf(hostgroups);
+        }
+    }
 
     /**
      * A plain BEGIN the router answers itself: it runs on each hostgroup as the setup step of the

@@ -1,5 +1,6 @@
 package io.shardgate.router.routing;
 
+import io.shardgate.sharding.columns.ColumnCatalog;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.PlanCache;
@@ -17,6 +18,7 @@ public final class RoutingRules {
 
     private final PlanCache plans = new PlanCache(new Planner(), MAX_PLANS);
     private volatile RuleSnapshot current;
+    private volatile ColumnCatalog columns = ColumnCatalog.EMPTY;
 
     public RoutingRules(RuleSnapshot initial) {
         this.current = initial;
@@ -32,8 +34,18 @@ public final class RoutingRules {
         current = next;
     }
 
+    /** The column lists of the listed tables as schema tracking last learned them. */
+    public ColumnCatalog columns() {
+        return columns;
+    }
+
+    /** Makes {@code next} the column lists new plans read (plans that read older ones are planned again). */
+    public void publishColumns(ColumnCatalog next) {
+        columns = next;
+    }
+
     /** The plan of {@code digest} for a session in {@code schema} under {@code rules}. */
     public Plan plan(Digest digest, String schema, RuleSnapshot rules) {
-        return plans.get(digest, schema, rules);
+        return plans.get(digest, schema, rules, columns);
     }
 }

@@ -114,6 +114,9 @@ public final class StatementRouter {
                     : Decision.Refuse.of(refuse);
         }
         if (route instanceof Route.Session statement) {
+            if (statement.statement().equals("LOCK") || statement.statement().equals("UNLOCK")) {
+                return tableLocks(statement.statement(), digest.text(), rules, schema, session);
+            }
             return sessionStatement(statement.statement(), digest.text(), rules.homeOf(schema), session);
         }
         // Values are built only when something reads them: a route fixed at planning (a table on one
@@ -216,6 +219,33 @@ public final class StatementRouter {
                 return new Decision.OnHome(false);
             }
         }
+    }
+
+    /**
+     * LOCK TABLES runs on every hostgroup holding a named table (each naming its own tables), or on
+     * the home hostgroup when that holds them all; UNLOCK TABLES on every hostgroup the session holds
+     * a connection to. See {@link TableLocks}.
+     */
+    private static Decision tableLocks(
+            String statement, String digestText, RuleSnapshot rules, String schema, SessionView session) {
+        int home = rules.homeOf(schema);
+        if (statement.equals("LOCK")) {
+            java.util.Map<Integer, String> locks = TableLocks.byHostgroup(digestText, rules, schema);
+            if (locks == null || locks.isEmpty() || (locks.size() == 1 && locks.containsKey(home))) {
+                return new Decision.OnHome(false);
+            }
+            return new Decision.LockEverywhere(locks);
+        }
+        List<Integer> held = new ArrayList<>();
+        for (int hostgroup : rules.hostgroups()) {
+            if (session.holdsConnection(hostgroup)) {
+                held.add(hostgroup);
+            }
+        }
+        if (held.isEmpty() || (held.size() == 1 && held.get(0) == home)) {
+            return new Decision.OnHome(false);
+        }
+        return new Decision.UnlockEverywhere(held);
     }
 
     /**

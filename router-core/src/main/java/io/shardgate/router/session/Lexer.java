@@ -3,8 +3,10 @@ package io.shardgate.router.session;
 /**
  * MySQL's lexical structure, just enough to scan statements for session effects: words, quoted
  * strings and identifiers, {@code @user} and {@code @@system} variables, operators and punctuation;
- * whitespace and comments ({@code -- }, {@code #}, {@code /* *}{@code /}) are skipped, except
- * executable comments ({@code /*!...*}{@code /}, {@code /*M!...*}{@code /}), which are reported.
+ * whitespace and comments ({@code -- }, {@code #}, {@code /* *}{@code /}) are skipped. The content
+ * of MySQL's executable comments ({@code /*!NNNNN ...*}{@code /}) is read as code, as the digest
+ * reads it (what mysqldump writes: {@code SELECT /*!40001 SQL_NO_CACHE *}{@code / ...}); MariaDB's
+ * ({@code /*M!...*}{@code /}), a comment to the digest, is reported whole.
  */
 final class Lexer {
     enum Kind {
@@ -51,11 +53,20 @@ final class Lexer {
                             && (pos + 2 == n || Character.isWhitespace(text.charAt(pos + 2))))) {
                 int eol = text.indexOf('\n', pos);
                 pos = eol < 0 ? n : eol + 1;
+            } else if (c == '*' && pos + 1 < n && text.charAt(pos + 1) == '/') {
+                // the end of an executable comment (a scan may start inside one); elsewhere a syntax error
+                pos += 2;
+            } else if (c == '/' && pos + 2 < n && text.charAt(pos + 1) == '*' && text.charAt(pos + 2) == '!') {
+                // MySQL's executable comment: its content is code (as the digest reads it); skip the
+                // marker and the version number
+                pos += 3;
+                while (pos < n && Character.isDigit(text.charAt(pos))) {
+                    pos++;
+                }
             } else if (c == '/' && pos + 1 < n && text.charAt(pos + 1) == '*') {
                 int close = text.indexOf("*/", pos + 2);
-                boolean versioned = pos + 2 < n
-                        && (text.charAt(pos + 2) == '!'
-                                || (text.charAt(pos + 2) == 'M' && pos + 3 < n && text.charAt(pos + 3) == '!'));
+                // MariaDB's /*M! ... */: code to MariaDB, a comment to the digest; pinned when in doubt
+                boolean versioned = pos + 3 < n && text.charAt(pos + 2) == 'M' && text.charAt(pos + 3) == '!';
                 start = pos;
                 pos = close < 0 ? n : close + 2;
                 if (versioned) {

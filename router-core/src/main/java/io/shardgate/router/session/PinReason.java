@@ -15,7 +15,7 @@ public enum PinReason {
     SQL_PREPARE("PREPARE ... FROM"),
     LONG_DATA("COM_STMT_SEND_LONG_DATA before its COM_STMT_EXECUTE"),
     UNTRACKED_SET("SET that cannot be replayed"),
-    VERSIONED_COMMENT("/*! ... */ executable comment"),
+    VERSIONED_COMMENT("/*M! ... */ MariaDB executable comment"),
     HANDLER("HANDLER statement"),
     XA("XA transaction"),
     LAST_INSERT_ID("LAST_INSERT_ID() after an insert"),

@@ -10,14 +10,30 @@ import java.util.Objects;
  * {@code SET}, as the fragments that set them, in the order they were applied. A client session
  * holds the state it asked for; each pooled backend connection holds the state its server session
  * has, and borrowing aligns the second with the first. Immutable.
+ *
+ * <p>A user variable copied from a system variable ({@code SET @saved = @@character_set_client},
+ * as mysqldump writes around each CREATE TABLE) is remembered with the value this state gives that
+ * variable, so {@code SET character_set_client = @saved} replays as that literal value on every
+ * connection, where {@code @saved} does not exist. A copy whose value the state does not know
+ * stays unresolved: its replay fails with the server's error rather than guessing.
  */
 public final class SessionVariables {
+    private static final java.util.regex.Pattern USER_VARIABLE_VALUE =
+            java.util.regex.Pattern.compile("^([a-z_0-9.]+) = (@[A-Za-z_0-9$.]+)$");
+
     private final String schema;
     private final Map<String, String> fragments;
+    /** User variables copied from system variables: the literal value of the copy, by lower-case name. */
+    private final Map<String, String> copies;
 
     public SessionVariables(String schema, Map<String, String> fragments) {
+        this(schema, fragments, Map.of());
+    }
+
+    private SessionVariables(String schema, Map<String, String> fragments, Map<String, String> copies) {
         this.schema = schema;
         this.fragments = Collections.unmodifiableMap(new LinkedHashMap<>(fragments));
+        this.copies = Map.copyOf(copies);
     }
 
     /** A session right after login, with {@code schema} selected (or none). */
@@ -34,7 +50,7 @@ public final class SessionVariables {
     }
 
     public SessionVariables withSchema(String newSchema) {
-        return new SessionVariables(newSchema, fragments);
+        return new SessionVariables(newSchema, fragments, copies);
     }
 
     /** This state after a statement's assignments (later ones replace and move to the end). */
@@ -43,7 +59,23 @@ public final class SessionVariables {
             return this;
         }
         Map<String, String> next = new LinkedHashMap<>(fragments);
+        Map<String, String> nextCopies = new java.util.HashMap<>(copies);
         for (Map.Entry<String, String> e : effects.variables().entrySet()) {
+            if (e.getKey().startsWith("@")) {
+                // "@u = @@name": remember what name holds now (assignments of one SET apply left to right)
+                String value = valueOf(next, e.getValue().substring(e.getValue().indexOf("@@") + 2));
+                if (value != null) {
+                    nextCopies.put(e.getKey(), value);
+                } else {
+                    nextCopies.remove(e.getKey());
+                }
+                continue;
+            }
+            String fragment = e.getValue();
+            java.util.regex.Matcher copy = USER_VARIABLE_VALUE.matcher(fragment);
+            if (copy.matches() && nextCopies.containsKey(copy.group(2).toLowerCase(java.util.Locale.ROOT))) {
+                fragment = copy.group(1) + " = " + nextCopies.get(copy.group(2).toLowerCase(java.util.Locale.ROOT));
+            }
             if (e.getKey().equals("names") || e.getKey().equals("character set")) {
                 // both reset the character set variables that were set one by one
                 next.keySet()
@@ -53,9 +85,35 @@ public final class SessionVariables {
                                 || k.equals("character set"));
             }
             next.remove(e.getKey());
-            next.put(e.getKey(), e.getValue());
+            next.put(e.getKey(), fragment);
         }
-        return new SessionVariables(effects.schema() != null ? effects.schema() : schema, next);
+        return new SessionVariables(effects.schema() != null ? effects.schema() : schema, next, nextCopies);
+    }
+
+    /**
+     * The value, as SQL text, that {@code fragments} give the session variable {@code name}; null
+     * when they do not set it (its value is the server's default, unknown here).
+     */
+    private static String valueOf(Map<String, String> fragments, String name) {
+        String value = null;
+        for (Map.Entry<String, String> e : fragments.entrySet()) {
+            String key = e.getKey();
+            String fragment = e.getValue();
+            if (key.equals(name)) {
+                value = fragment.substring(fragment.indexOf(" = ") + 3);
+            } else if ((key.equals("names") || key.equals("character set"))
+                    && (name.equals("character_set_client")
+                            || name.equals("character_set_results")
+                            || (key.equals("names") && name.equals("character_set_connection")))) {
+                String[] words = fragment.split("\\s+");
+                value = words[key.equals("names") ? 1 : 2];
+            }
+        }
+        if (value == null || value.equalsIgnoreCase("NULL") || value.equalsIgnoreCase("DEFAULT")) {
+            return null;
+        }
+        // a charset name as written (utf8mb4, 'utf8mb4'): quoted, so the replay reads it as a value
+        return value.startsWith("'") || value.matches("-?[0-9.]+") ? value : "'" + value.replace("'", "''") + "'";
     }
 
     /**

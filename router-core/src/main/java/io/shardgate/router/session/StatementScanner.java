@@ -109,6 +109,8 @@ public final class StatementScanner {
 
     /** The assignments of a {@code SET} statement, as replayable fragments keyed by variable. */
     record SetStatement(Map<String, String> variables, boolean untracked) {
+        private static final java.util.regex.Pattern SYSTEM_VARIABLE_COPY = java.util.regex.Pattern.compile(
+                "^\\s*:?=\\s*@@(?:session\\.|local\\.)?([A-Za-z_0-9]+)\\s*$", java.util.regex.Pattern.CASE_INSENSITIVE);
 
         static SetStatement parse(String sql, int from) {
             Map<String, String> variables = new LinkedHashMap<>();
@@ -122,7 +124,13 @@ public final class StatementScanner {
                 }
                 if (lexer.kind == Lexer.Kind.USER_VARIABLE) {
                     untracked = true; // pinned by the caller for the user variable
-                    skipToComma(lexer);
+                    String copy = systemVariableCopy(sql, lexer);
+                    if (copy != null) {
+                        variables.put(copy.substring(0, copy.indexOf(' ')), copy);
+                    }
+                    if (lexer.kind == Lexer.Kind.END) {
+                        break;
+                    }
                     continue;
                 }
                 String first = lexer.kind == Lexer.Kind.WORD || lexer.kind == Lexer.Kind.SYSTEM_VARIABLE
@@ -211,6 +219,20 @@ public final class StatementScanner {
             return new SetStatement(variables, untracked);
         }
 
+        /**
+         * {@code @u = @@name} (what mysqldump writes to save a setting it restores later with
+         * {@code SET name = @u}): {@code "@u = @@name"} with both names in lower case, for {@link
+         * SessionVariables} to resolve; null for any other user variable assignment. Leaves the
+         * lexer past the assignment.
+         */
+        private static String systemVariableCopy(String sql, Lexer lexer) {
+            String user = sql.substring(lexer.start, lexer.end).toLowerCase(Locale.ROOT);
+            int from = lexer.end;
+            int to = skipToComma(lexer);
+            java.util.regex.Matcher copy = SYSTEM_VARIABLE_COPY.matcher(sql.substring(from, Math.max(from, to)));
+            return copy.matches() ? user + " = @@" + copy.group(1).toLowerCase(Locale.ROOT) : null;
+        }
+
         /** Later assignments of a variable replace earlier ones and move to the end (order matters). */
         private static void put(Map<String, String> variables, String key, String fragment) {
             variables.remove(key);
@@ -220,6 +242,8 @@ public final class StatementScanner {
         /** Advances past the current assignment; returns the index where it ends (a top-level comma or the end). */
         private static int skipToComma(Lexer lexer) {
             int depth = 0;
+            // the end of the assignment's last token: not a comment (an executable one's "*/") after it
+            int last = lexer.end;
             while (lexer.next()) {
                 if (lexer.kind == Lexer.Kind.PUNCT) {
                     char c = lexer.text.charAt(lexer.start);
@@ -228,15 +252,16 @@ public final class StatementScanner {
                     } else if (c == ')') {
                         depth--;
                     } else if (c == ',' && depth == 0) {
-                        return lexer.start;
+                        return last;
                     } else if (c == ';' && depth == 0) {
                         lexer.kind = Lexer.Kind.END;
-                        return lexer.start;
+                        return last;
                     }
                 }
+                last = lexer.end;
             }
             lexer.kind = Lexer.Kind.END;
-            return lexer.text.length();
+            return last;
         }
 
         private static int skipSpace(String sql, int i) {

@@ -128,7 +128,8 @@ class FrontendHandshakeFuzzTest {
                 null,
                 null,
                 failures,
-                connections);
+                connections,
+                null);
         List<UserConfig> opened = new ArrayList<>();
         EmbeddedChannel channel = new EmbeddedChannel(
                 new PacketFrameDecoder(SETTINGS.maxAllowedPacket()),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.sharding.plan.StatementKind;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -18,7 +19,7 @@ class StatementAtomicityTest {
     void anAutocommitWriteOnSeveralShardsRunsInATransactionOnEach(StatementKind kind) {
         StatementAtomicity atomicity = StatementAtomicity.of(kind, 3, false, AUTOCOMMIT);
         assertThat(atomicity).isEqualTo(StatementAtomicity.TRANSACTION);
-        assertThat(atomicity.begin(null)).isEqualTo("START TRANSACTION");
+        assertThat(atomicity.begin(null)).containsExactly("START TRANSACTION");
         assertThat(atomicity.before()).isNull();
         assertThat(atomicity.after(false)).isEqualTo("COMMIT");
         assertThat(atomicity.after(true)).isEqualTo("ROLLBACK");
@@ -32,7 +33,8 @@ class StatementAtomicityTest {
             StatementAtomicity.of(StatementKind.UPDATE, 2, false, 0) // autocommit off
         }) {
             assertThat(atomicity).isEqualTo(StatementAtomicity.SAVEPOINT);
-            assertThat(atomicity.begin("START TRANSACTION READ WRITE")).isEqualTo("START TRANSACTION READ WRITE");
+            assertThat(atomicity.begin(List.of("START TRANSACTION READ WRITE", "SAVEPOINT a")))
+                    .containsExactly("START TRANSACTION READ WRITE", "SAVEPOINT a");
             assertThat(atomicity.before()).isEqualTo("SAVEPOINT shardgate_statement");
             assertThat(atomicity.after(false)).isNull();
             assertThat(atomicity.after(true)).isEqualTo("ROLLBACK TO SAVEPOINT shardgate_statement");

@@ -101,6 +101,33 @@ class StatementRouterTest {
                         "UPDATE orders SET note = 'x' WHERE customer_id = 42",
                         "Single hg10 verbatim kind=UPDATE role=WRITER"),
                 row(
+                        "LOCK TABLES of tables the home hostgroup holds whole runs there",
+                        "app",
+                        IDLE,
+                        "LOCK TABLES unlisted WRITE",
+                        "OnHome"),
+                row(
+                        "LOCK TABLES of sharded, broadcast and other tables: each hostgroup locks those it holds",
+                        "app",
+                        IDLE,
+                        "LOCK TABLES `orders` READ /*!32311 LOCAL */, countries AS c WRITE, sbtest1 READ, shop.unlisted"
+                                + " WRITE",
+                        // countries is copied to the hostgroups the schema uses: 10 and 20
+                        "LockEverywhere {10=LOCK TABLES `orders` READ LOCAL, countries AS c WRITE, shop.unlisted WRITE,"
+                                + " 20=LOCK TABLES `orders` READ LOCAL, countries AS c WRITE, sbtest1 READ}"),
+                row(
+                        "UNLOCK TABLES goes to every hostgroup the session holds",
+                        "app",
+                        IDLE.holding(10, 20),
+                        "UNLOCK TABLES",
+                        "UnlockEverywhere hg10,hg20"),
+                row(
+                        "UNLOCK TABLES holding only the home hostgroup",
+                        "app",
+                        IDLE.holding(10),
+                        "UNLOCK TABLES",
+                        "OnHome"),
+                row(
                         "a read of a broadcast table: the first copy when the session holds none",
                         "app",
                         IDLE,
@@ -376,6 +403,10 @@ class StatementRouterTest {
             return "EndTransaction hg" + e.hostgroup();
         } else if (decision instanceof Decision.EndEverywhere e) {
             return "EndEverywhere " + hostgroups(e.hostgroups());
+        } else if (decision instanceof Decision.LockEverywhere l) {
+            return "LockEverywhere " + new java.util.TreeMap<>(l.statements());
+        } else if (decision instanceof Decision.UnlockEverywhere u) {
+            return "UnlockEverywhere " + hostgroups(u.hostgroups());
         }
         return String.valueOf(decision);
     }

@@ -42,7 +42,8 @@ class StatementScannerTest {
                 Map.entry("SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1", PinReason.FOUND_ROWS),
                 Map.entry("SELECT FOUND_ROWS()", PinReason.FOUND_ROWS),
                 Map.entry("PREPARE s FROM 'SELECT 1'", PinReason.SQL_PREPARE),
-                Map.entry("/*!40101 SET NAMES utf8 */", PinReason.VERSIONED_COMMENT),
+                Map.entry("/*!40101 SET @saved_cs_client = @@character_set_client */", PinReason.USER_VARIABLE),
+                Map.entry("/*!40000 LOCK TABLES t WRITE */", PinReason.LOCK_TABLES),
                 Map.entry("SELECT /*M!100000 1, */ 2", PinReason.VERSIONED_COMMENT),
                 Map.entry("HANDLER t OPEN", PinReason.HANDLER),
                 Map.entry("XA START 'x'", PinReason.XA),
@@ -51,6 +52,19 @@ class StatementScannerTest {
                 Map.entry("SET STATEMENT max_statement_time=1 FOR SELECT 1", PinReason.UNTRACKED_SET));
         cases.forEach((sql, reason) ->
                 assertThat(StatementScanner.scan(sql).pins()).as(sql).contains(reason));
+    }
+
+    @Test
+    void readsTheContentOfExecutableCommentsAsCode() {
+        assertThat(StatementScanner.scan("SELECT /*!40001 SQL_NO_CACHE */ * FROM t"))
+                .isSameAs(StatementEffects.NONE);
+        assertThat(StatementScanner.scan("/*!40000 ALTER TABLE t DISABLE KEYS */"))
+                .isSameAs(StatementEffects.NONE);
+        StatementEffects names = StatementScanner.scan("/*!40101 SET NAMES utf8mb4 */");
+        assertThat(names.pins()).isEmpty();
+        assertThat(names.variables()).containsEntry("names", "NAMES utf8mb4");
+        assertThat(StatementScanner.scan("SELECT 1 /*!50000 , @x := 2 */").pins())
+                .containsExactly(PinReason.USER_VARIABLE);
     }
 
     @Test

@@ -17,6 +17,8 @@ import io.shardgate.sharding.rule.RuleSnapshot;
  * @param sql what one target runs (usually the client's SQL unchanged)
  * @param scatterSql what each target runs when there are several (rewritten for the merge)
  * @param merge how several targets' results combine
+ * @param columnsVersion the version of the tracked column lists the plan read ({@link
+ *     io.shardgate.sharding.columns.ColumnCatalog}), or {@link #NO_COLUMNS} when it read none
  */
 public record Plan(
         PlanKey key,
@@ -27,7 +29,10 @@ public record Plan(
         ShardSql sql,
         ShardSql scatterSql,
         MergeSpec merge,
-        PlanStats stats) {
+        PlanStats stats,
+        long columnsVersion) {
+    /** {@link #columnsVersion} of a plan that does not depend on tracked column lists. */
+    public static final long NO_COLUMNS = -1;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

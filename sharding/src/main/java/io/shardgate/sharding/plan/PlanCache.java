@@ -2,6 +2,7 @@ package io.shardgate.sharding.plan;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.shardgate.sharding.columns.ColumnCatalog;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.util.Objects;
@@ -33,6 +34,14 @@ public final class PlanCache {
 
     /** The plan of {@code digest} in {@code schema} under {@code rules}, planning on a miss only. */
     public Plan get(Digest digest, String schema, RuleSnapshot rules) {
+        return get(digest, schema, rules, ColumnCatalog.EMPTY);
+    }
+
+    /**
+     * The plan of {@code digest} in {@code schema} under {@code rules} and the tracked column lists
+     * {@code columns}; a cached plan that read an older version of those lists is planned again.
+     */
+    public Plan get(Digest digest, String schema, RuleSnapshot rules, ColumnCatalog columns) {
         long version = rules.version();
         long newest = newestVersion.get();
         if (version > newest && newestVersion.compareAndSet(newest, version)) {
@@ -46,13 +55,21 @@ public final class PlanCache {
             probe.schema = null; // holds no schema name between lookups
         }
         if (plan != null && plan.text().equals(digest.text())) {
-            return plan;
+            if (plan.columnsVersion() == Plan.NO_COLUMNS || plan.columnsVersion() == columns.version()) {
+                return plan;
+            }
+            Plan replanned = planner.plan(digest, schema, rules, columns);
+            plans.put(replanned.key(), replanned);
+            return replanned;
         }
-        return plan != null ? planner.plan(digest, schema, rules) : planAndCache(digest, schema, rules);
+        return plan != null
+                ? planner.plan(digest, schema, rules, columns)
+                : planAndCache(digest, schema, rules, columns);
     }
 
-    private Plan planAndCache(Digest digest, String schema, RuleSnapshot rules) {
-        return plans.get(new PlanKey(rules.version(), schema, digest.hash()), k -> planner.plan(digest, schema, rules));
+    private Plan planAndCache(Digest digest, String schema, RuleSnapshot rules, ColumnCatalog columns) {
+        return plans.get(
+                new PlanKey(rules.version(), schema, digest.hash()), k -> planner.plan(digest, schema, rules, columns));
     }
 
     /** Number of cached plans (approximate under concurrent use). */

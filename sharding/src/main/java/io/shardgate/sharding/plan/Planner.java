@@ -1,6 +1,7 @@
 package io.shardgate.sharding.plan;
 
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.sharding.columns.ColumnCatalog;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.rule.Role;
 import io.shardgate.sharding.rule.RuleSnapshot;
@@ -50,7 +51,16 @@ public final class Planner {
 
     /** Plans one statement for a session whose current schema is {@code schema} (may be null). */
     public Plan plan(Digest digest, String schema, RuleSnapshot rules) {
-        Planned p = planned(digest, schema, rules);
+        return plan(digest, schema, rules, ColumnCatalog.EMPTY);
+    }
+
+    /**
+     * Plans one statement with the tracked column lists {@code columns} (an INSERT without a column
+     * list into a sharded table reads its table's); the plan records their version if it read them.
+     */
+    public Plan plan(Digest digest, String schema, RuleSnapshot rules, ColumnCatalog columns) {
+        boolean[] readColumns = {false};
+        Planned p = planned(digest, schema, rules, columns, readColumns);
         return new Plan(
                 new PlanKey(rules.version(), schema, digest.hash()),
                 digest.text(),
@@ -60,10 +70,12 @@ public final class Planner {
                 p.sql(),
                 p.scatterSql(),
                 p.merge(),
-                new PlanStats());
+                new PlanStats(),
+                readColumns[0] ? columns.version() : Plan.NO_COLUMNS);
     }
 
-    private Planned planned(Digest digest, String schema, RuleSnapshot rules) {
+    private Planned planned(
+            Digest digest, String schema, RuleSnapshot rules, ColumnCatalog columns, boolean[] readColumns) {
         String text = digest.text();
         if (text.isEmpty()) {
             return Planned.of(
@@ -78,7 +90,7 @@ public final class Planner {
             return Planned.refuse(StatementKind.OTHER, tooComplex);
         }
         try {
-            return parsed(digest, schema, rules, first);
+            return parsed(digest, schema, rules, columns, first, readColumns);
         } catch (StackOverflowError e) {
             // below the bounds above but still too deep for this thread's stack: refuse, never crash the loop
             return Planned.refuse(StatementKind.OTHER, "statements nested this deeply (the planner ran out of stack)");
@@ -91,11 +103,17 @@ public final class Planner {
         }
     }
 
-    private Planned parsed(Digest digest, String schema, RuleSnapshot rules, String first) {
+    private Planned parsed(
+            Digest digest,
+            String schema,
+            RuleSnapshot rules,
+            ColumnCatalog columns,
+            String first,
+            boolean[] readColumns) {
         String text = digest.text();
         StatementModifiers modifiers = StatementModifiers.strip(digest.parseText());
         String parseText = modifiers.parseText();
-        QueryPlanner queries = new QueryPlanner(rules, schema, text, modifiers.found());
+        QueryPlanner queries = new QueryPlanner(rules, columns, schema, text, modifiers.found());
         try {
             switch (first) {
                 case "SELECT":
@@ -107,8 +125,11 @@ public final class Planner {
                     return queries.select(node, locking);
                 }
                 case "INSERT":
-                case "REPLACE":
-                    return insert(parseText, first.equals("REPLACE"), queries);
+                case "REPLACE": {
+                    Planned planned = insert(parseText, first.equals("REPLACE"), queries);
+                    readColumns[0] = queries.readColumns();
+                    return planned;
+                }
                 case "UPDATE":
                 case "DELETE": {
                     Matcher limit = DML_LIMIT.matcher(parseText);

@@ -1,6 +1,8 @@
 package io.shardgate.sharding.plan;
 
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.sharding.columns.ColumnCatalog;
+import io.shardgate.sharding.columns.TableColumns;
 import io.shardgate.sharding.rule.Role;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import io.shardgate.sharding.rule.SchemaRule;
@@ -40,11 +42,21 @@ final class QueryPlanner {
     private final String text;
     private final int defaultHostgroup;
     private final Set<StatementModifiers.Modifier> modifiers;
+    private final ColumnCatalog columns;
+    /** Whether the plan depends on {@link #columns} (an INSERT without a column list). */
+    private boolean readColumns;
+
     private String resolveError;
     private ErrorCode resolveCode = ErrorCode.ER_NOT_SUPPORTED_YET;
 
-    QueryPlanner(RuleSnapshot rules, String schemaName, String text, Set<StatementModifiers.Modifier> modifiers) {
+    QueryPlanner(
+            RuleSnapshot rules,
+            ColumnCatalog columns,
+            String schemaName,
+            String text,
+            Set<StatementModifiers.Modifier> modifiers) {
         this.rules = rules;
+        this.columns = columns;
         this.modifiers = modifiers;
         this.schemaName = schemaName;
         this.schema = rules.schema(schemaName);
@@ -280,7 +292,55 @@ final class QueryPlanner {
                     : new Route.Broadcast(rule.strategy().hostgroups(), true);
             return Planned.of(kind, Role.WRITER, route);
         }
-        return keyedInsert(rule, insert.getTargetColumnList(), (SqlBasicCall) source, verb);
+        SqlNodeList listed = insert.getTargetColumnList();
+        List<String> names;
+        if (listed != null) {
+            names = listed.stream().map(c -> ((SqlIdentifier) c).getSimple()).toList();
+        } else {
+            Planned refusal = null;
+            readColumns = true;
+            SqlIdentifier id = (SqlIdentifier) insert.getTargetTable();
+            String db = id.names.size() > 1 ? id.names.get(id.names.size() - 2) : schemaName;
+            TableColumns known = columns.lookup(db, rule.name());
+            if (known instanceof TableColumns.Known k) {
+                names = k.names();
+                refusal = countMismatch((SqlBasicCall) source, names.size());
+            } else {
+                names = null;
+                refusal = Planned.refuse(
+                        kind,
+                        verb + " without a column list into sharded table " + rule.name() + ": "
+                                + (known instanceof TableColumns.Untracked u
+                                        ? u.reason()
+                                        : ((TableColumns.Disagreeing) known).disagreement())
+                                + " (name the columns, or see schema tracking in the README)");
+            }
+            if (refusal != null) {
+                return refusal;
+            }
+        }
+        return keyedInsert(rule, names, (SqlBasicCall) source, verb);
+    }
+
+    /** Whether the plan read the tracked column lists (and must be re-planned when they change). */
+    boolean readColumns() {
+        return readColumns;
+    }
+
+    /** MySQL's error for a VALUES row whose value count is not the table's column count, or null. */
+    private static Planned countMismatch(SqlBasicCall values, int columnCount) {
+        List<SqlNode> rows = values.getOperandList();
+        for (int r = 0; r < rows.size(); r++) {
+            if (((SqlBasicCall) rows.get(r)).operandCount() != columnCount) {
+                return Planned.of(
+                        StatementKind.INSERT,
+                        Role.WRITER,
+                        new Route.Refuse(
+                                ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW,
+                                "Column count doesn't match value count at row " + (r + 1)));
+            }
+        }
+        return null;
     }
 
     /**
@@ -339,15 +399,12 @@ final class QueryPlanner {
     }
 
     /** An INSERT into a hash or range table: rows split by key, keys generated where the rule says. */
-    private Planned keyedInsert(TableRule rule, SqlNodeList columns, SqlBasicCall source, String verb) {
+    private Planned keyedInsert(TableRule rule, List<String> columns, SqlBasicCall source, String verb) {
         StatementKind kind = StatementKind.INSERT;
         String key = rule.keyed().column();
-        if (columns == null) {
-            return Planned.refuse(kind, verb + " into sharded table " + rule.name() + " needs a column list");
-        }
         int keyIndex = -1;
         for (int i = 0; i < columns.size(); i++) {
-            if (((SqlIdentifier) columns.get(i)).getSimple().equalsIgnoreCase(key)) {
+            if (columns.get(i).equalsIgnoreCase(key)) {
                 keyIndex = i;
             }
         }

@@ -1,0 +1,33 @@
+package io.shardgate.router.columns;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ColumnsSqlTest {
+
+    @Test
+    void asksForTheListedSchemasInTableAndColumnOrderWithNamesQuoted() {
+        assertThat(ColumnsSql.select(Set.of("shop", "o'k")))
+                .isEqualTo(
+                        "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS"
+                                + " WHERE TABLE_SCHEMA IN ('o''k', 'shop') ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION");
+    }
+
+    @Test
+    void rowsBecomeColumnListsByLowerCaseTable() {
+        Map<String, List<String>> tables = ColumnsSql.columnsByTable(List.of(
+                Arrays.asList("Shop", "Orders", "id"),
+                Arrays.asList("Shop", "Orders", "customer_id"),
+                Arrays.asList("shop", "countries", "code")));
+
+        assertThat(tables)
+                .containsExactly(
+                        Map.entry("shop.orders", List.of("id", "customer_id")),
+                        Map.entry("shop.countries", List.of("code")));
+    }
+}

@@ -1,0 +1,56 @@
+package io.shardgate.router.frontend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class SessionTransactionTest {
+
+    @Test
+    void hostgroupReachedLaterGetsTheBeginAndEverySavepointSetSoFar() {
+        SessionTransaction t = new SessionTransaction();
+        assertThat(t.beginSteps()).isNull();
+        t.started("START TRANSACTION /*!40100 WITH CONSISTENT SNAPSHOT */");
+        t.savepointStatement("SAVEPOINT sp");
+        t.savepointStatement("SAVEPOINT `b``q`");
+
+        assertThat(t.beginSteps())
+                .containsExactly(
+                        "START TRANSACTION /*!40100 WITH CONSISTENT SNAPSHOT */", "SAVEPOINT sp", "SAVEPOINT `b``q`");
+    }
+
+    @Test
+    void savepointsFollowMySqlsRules() {
+        SessionTransaction t = new SessionTransaction();
+        t.declared("BEGIN");
+        t.savepointStatement("SAVEPOINT a");
+        t.savepointStatement("SAVEPOINT b");
+        t.savepointStatement("SAVEPOINT c");
+        t.savepointStatement("SAVEPOINT A"); // names ignore case: set again, it moves to the end
+        assertThat(t.savepoints()).containsExactly("b", "c", "A");
+
+        t.savepointStatement("ROLLBACK TO SAVEPOINT b"); // keeps b, drops those after it
+        assertThat(t.savepoints()).containsExactly("b");
+        t.savepointStatement("SAVEPOINT d");
+        t.savepointStatement("rollback work to `d`");
+        assertThat(t.savepoints()).containsExactly("b", "d");
+
+        t.savepointStatement("RELEASE SAVEPOINT b"); // drops b and those after it
+        assertThat(t.savepoints()).isEmpty();
+
+        t.savepointStatement("SAVEPOINT e");
+        t.savepointStatement("ROLLBACK TO SAVEPOINT unknown"); // the server's error; nothing changes here
+        assertThat(t.savepoints()).containsExactly("e");
+        t.end();
+        assertThat(t.savepoints()).isEmpty();
+        assertThat(t.beginSteps()).isNull();
+    }
+
+    @Test
+    void savepointOutsideATransactionIsNotRemembered() {
+        SessionTransaction t = new SessionTransaction();
+        t.savepointStatement("SAVEPOINT a");
+        t.started("BEGIN");
+        assertThat(t.beginSteps()).containsExactly("BEGIN");
+    }
+}

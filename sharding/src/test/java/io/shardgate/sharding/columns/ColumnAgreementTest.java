@@ -1,0 +1,70 @@
+package io.shardgate.sharding.columns;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardgate.sharding.rule.RuleSnapshot;
+import io.shardgate.sharding.rule.Rules;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ColumnAgreementTest {
+    private static final RuleSnapshot SHOP = Rules.resource("shop.yaml", 1);
+    private static final List<String> ORDERS = List.of("id", "customer_id", "status");
+
+    @Test
+    void tableIsKnownWhenEveryHostgroupOfItReportsTheSameColumns() {
+        ColumnCatalog catalog = ColumnAgreement.catalog(
+                3, SHOP, Map.of(10, Map.of("shop.orders", ORDERS), 20, Map.of("shop.orders", ORDERS), 30, Map.of()));
+
+        assertThat(catalog.version()).isEqualTo(3);
+        assertThat(catalog.lookup("shop", "orders")).isEqualTo(new TableColumns.Known(ORDERS));
+        assertThat(catalog.lookup("SHOP", "Orders")).isEqualTo(new TableColumns.Known(ORDERS));
+    }
+
+    @Test
+    void columnOrderThatDiffersBetweenShardsIsADisagreementNamingBoth() {
+        ColumnCatalog catalog = ColumnAgreement.catalog(
+                1,
+                SHOP,
+                Map.of(
+                        10, Map.of("shop.orders", ORDERS),
+                        20, Map.of("shop.orders", List.of("id", "status", "customer_id")),
+                        30, Map.of()));
+
+        assertThat(catalog.lookup("shop", "orders"))
+                .isEqualTo(new TableColumns.Disagreeing("the shards of shop.orders differ: hostgroup 10 has"
+                        + " (id, customer_id, status), hostgroup 20 has (id, status, customer_id)"));
+    }
+
+    @Test
+    void tableMissingOnOneShardIsADisagreement() {
+        ColumnCatalog catalog =
+                ColumnAgreement.catalog(1, SHOP, Map.of(10, Map.of(), 20, Map.of("shop.orders", ORDERS), 30, Map.of()));
+
+        assertThat(catalog.lookup("shop", "orders"))
+                .isEqualTo(new TableColumns.Disagreeing(
+                        "the shards of shop.orders differ: hostgroup 10 has no such table, hostgroup 20 has"
+                                + " (id, customer_id, status)"));
+    }
+
+    @Test
+    void hostgroupThatDidNotAnswerLeavesItsTablesUntracked() {
+        ColumnCatalog catalog = ColumnAgreement.catalog(
+                1, SHOP, Map.of(10, Map.of("shop.orders", ORDERS), 30, Map.of("shop.sbtest2", List.of("id", "k"))));
+
+        assertThat(catalog.lookup("shop", "orders"))
+                .isEqualTo(new TableColumns.Untracked("hostgroup 20 did not report the columns of shop.orders"));
+        // a table of hostgroup 30 alone is still known
+        assertThat(catalog.lookup("shop", "sbtest2")).isEqualTo(new TableColumns.Known(List.of("id", "k")));
+    }
+
+    @Test
+    void tableOnNoShardAndUnlistedTablesAreUntracked() {
+        ColumnCatalog catalog = ColumnAgreement.catalog(1, SHOP, Map.of(10, Map.of(), 20, Map.of(), 30, Map.of()));
+
+        assertThat(catalog.lookup("shop", "orders"))
+                .isEqualTo(new TableColumns.Untracked("table shop.orders does not exist on its shards"));
+        assertThat(catalog.lookup("shop", "not_listed")).isInstanceOf(TableColumns.Untracked.class);
+    }
+}
