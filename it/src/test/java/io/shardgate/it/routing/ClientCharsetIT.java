@@ -64,8 +64,7 @@ class ClientCharsetIT {
 
     private static Connection latin1(boolean prepared) throws SQLException {
         return cluster.proxied(
-                Driver.MYSQL,
-                Map.of("characterEncoding", "Cp1252", "useServerPrepStmts", String.valueOf(prepared)));
+                Driver.MYSQL, Map.of("characterEncoding", "Cp1252", "useServerPrepStmts", String.valueOf(prepared)));
     }
 
     /** The rows of {@code table} on one shard, read directly as utf8mb4. */
