@@ -101,6 +101,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private final PreparedStatementCommands prepared;
     private final LastInsertId lastInsertId = new LastInsertId();
     private final SessionCache cache;
+    /** What PROCESSLIST shows this session doing. */
+    private final SessionActivity activity = new SessionActivity();
 
     private boolean closed;
 
@@ -202,12 +204,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             reply(1, tooLong);
             return;
         }
+        String text = command == Command.COM_QUERY || command == Command.COM_STMT_PREPARE
+                ? payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8)
+                : null;
+        activity.started(command, text);
         switch (command) {
-            case COM_QUERY -> {
-                String sql = payload.toString(
-                        payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
-                queries.route(packet, sql);
-            }
+            case COM_QUERY -> queries.route(packet, text);
             case COM_INIT_DB -> {
                 String schema = payload.toString(
                         payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
@@ -224,7 +226,15 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             case COM_FIELD_LIST ->
                 run(fieldListLease(payload), packet, Response.FIELD_LIST, StatementEffects.NONE, false);
             case COM_STATISTICS -> run(home(), packet, Response.STATISTICS, StatementEffects.NONE, false);
-            case COM_PROCESS_INFO -> run(home(), packet, Response.RESULT_SET, StatementEffects.NONE, false);
+            case COM_PROCESS_INFO -> {
+                packet.release(); // the router's sessions, not the backend's threads
+                ProcesslistCommand.run(this, io.shardgate.router.session.ProcesslistQuery.parse("SHOW PROCESSLIST"));
+            }
+            case COM_PROCESS_KILL -> {
+                long id = payload.readableBytes() >= 5 ? payload.getUnsignedIntLE(payload.readerIndex() + 1) : -1;
+                packet.release();
+                KillCommand.run(this, new io.shardgate.router.session.KillStatement(false, id, null));
+            }
             case COM_DEBUG, COM_REFRESH -> run(home(), packet, Response.SINGLE, StatementEffects.NONE, false);
             case COM_SET_OPTION -> {
                 // switches multi-statements on that server session only
@@ -475,6 +485,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     /** Runs queued commands until one is outstanding again; resumes reading when the queue is empty. */
     private void drain() {
+        if (!busy) {
+            activity.idle();
+        }
         while (!busy
                 && changeUser == null
                 && !closed
@@ -693,7 +706,10 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 String.valueOf(ctx.channel().remoteAddress()),
                 !pins.isEmpty(),
                 pins.stream().map(PinReason::description).toList(),
-                leases.held());
+                leases.held(),
+                activity.command(),
+                activity.seconds(),
+                activity.info());
     }
 
     /** What this session buffers for its client right now; call on its event loop. */
@@ -707,6 +723,32 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 client.config().isAutoRead(),
                 waiting.size(),
                 relaying == null ? null : relaying.channel().config().isAutoRead());
+    }
+
+    @Override
+    public int connectionId() {
+        return connectionId;
+    }
+
+    /** True once the session has closed (or is closing). */
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * KILL [CONNECTION] ended this session: its backend connections are closed (a statement in
+     * flight was interrupted by the KILL first). {@code lastError} is sent before closing (a
+     * session that killed itself hears 1927), or null. Call on the session's loop.
+     */
+    void killConnection(ErrPacket lastError) {
+        if (closed) {
+            return;
+        }
+        if (lastError != null) {
+            closeWith(frame(1, lastError::write));
+        } else {
+            close();
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ErrPacket;
@@ -12,7 +13,10 @@ import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.routing.Decision;
 import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.routing.StatementRouter;
+import io.shardgate.router.session.ConnectionIdCall;
+import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.ProcesslistQuery;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.plan.Route;
@@ -52,7 +56,21 @@ final class PreparedStatementCommands {
      */
     void prepare(Packet packet) {
         ByteBuf payload = packet.payload();
-        String sql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
+        String text = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.UTF_8);
+        if (KillStatement.parse(text) != null || ProcesslistQuery.parse(text) != null) {
+            // they name router sessions: prepared on a backend they would name its threads
+            packet.release();
+            session.reply(1, Errors.notSupported("KILL or PROCESSLIST as a prepared statement (send it as text)"));
+            return;
+        }
+        String sql = ConnectionIdCall.substitute(text, session.connectionId());
+        if (!sql.equals(text)) { // the router's session id written in, as for a text statement
+            ByteBuf rewritten = session.client().alloc().buffer(1 + ByteBufUtil.utf8Bytes(sql));
+            rewritten.writeByte(Command.COM_STMT_PREPARE.code()).writeCharSequence(sql, StandardCharsets.UTF_8);
+            Packet replaced = new Packet(packet.sequenceId(), rewritten);
+            packet.release();
+            packet = replaced;
+        }
         String schema = session.desired().schema();
         PreparedRoute route = PreparedRoute.plan(session.services().routing(), sql, schema);
         String ruleError = route.rules()

@@ -11,7 +11,10 @@ import io.shardgate.router.routing.Decision;
 import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.routing.StatementFacts;
 import io.shardgate.router.routing.StatementRouter;
+import io.shardgate.router.session.ConnectionIdCall;
+import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.ProcesslistQuery;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.rule.QueryRuleMatch;
@@ -46,13 +49,18 @@ final class QueryRouter {
 
     /** Routes {@code sql}, the text of {@code packet} (a COM_QUERY); takes ownership of the packet. */
     void route(Packet packet, String sql) {
+        // the router's session id, as the handshake, KILL and PROCESSLIST know it
+        String withId = ConnectionIdCall.substitute(sql, session.connectionId());
+        if (routedToSessions(packet, withId)) {
+            return;
+        }
         Decision local = StatementRouter.answeredLocally(sql, view);
         if (local != null) {
             packet.release();
             answer(local);
             return;
         }
-        String substituted = session.lastInsertId().substitute(sql);
+        String substituted = session.lastInsertId().substitute(withId);
         if (!substituted.equals(sql)) { // the router's LAST_INSERT_ID() written in: route by the value
             ByteBuf payload = session.client().alloc().buffer(1 + ByteBufUtil.utf8Bytes(substituted));
             payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(substituted, StandardCharsets.UTF_8);
@@ -79,6 +87,27 @@ final class QueryRouter {
                 packet,
                 facts,
                 StatementRouter.decide(facts, rules, view, session.services().keys()));
+    }
+
+    /**
+     * KILL and the process list name router sessions, not backend threads: answered here (true,
+     * {@code packet} released); false for any other statement. A KILL sent on would end whatever
+     * backend thread has that number, a pooled connection of another session perhaps.
+     */
+    private boolean routedToSessions(Packet packet, String sql) {
+        KillStatement kill = KillStatement.parse(sql);
+        if (kill != null) {
+            packet.release();
+            KillCommand.run(session, kill);
+            return true;
+        }
+        ProcesslistQuery processes = ProcesslistQuery.parse(sql);
+        if (processes != null) {
+            packet.release();
+            ProcesslistCommand.run(session, processes);
+            return true;
+        }
+        return false;
     }
 
     /** Does what {@code decision} says with the client's {@code packet} (released or sent on). */
