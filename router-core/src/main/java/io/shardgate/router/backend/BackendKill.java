@@ -108,7 +108,7 @@ public final class BackendKill extends SimpleChannelInboundHandler<Packet> {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         done.tryFailure(
-                new BackendException(new ErrPacket(2013, "HY000", "Lost connection to backend while sending " + sql)));
+                new BackendException(new ErrPacket(2013, "08S01", "Lost connection to backend while sending " + sql)));
         ctx.fireChannelInactive();
     }
 
