@@ -57,6 +57,8 @@ class KillIT {
     private final ExecutorService pool = Executors.newCachedThreadPool();
     /** A row id held by each shard (index 0: hostgroup 10, 1: hostgroup 20). */
     private final long[] idOn = new long[2];
+    /** Another row id of each shard, for bystanders. */
+    private final long[] otherIdOn = new long[2];
 
     @BeforeAll
     void start() throws Exception {
@@ -110,8 +112,9 @@ class KillIT {
             try (Connection c = direct(i);
                     Statement s = c.createStatement()) {
                 idOn[i] = single(s, "SELECT MIN(id) FROM items");
+                otherIdOn[i] = single(s, "SELECT MAX(id) FROM items");
             }
-            assertThat(idOn[i]).isPositive();
+            assertThat(idOn[i]).isPositive().isLessThan(otherIdOn[i]);
         }
     }
 
@@ -127,14 +130,24 @@ class KillIT {
         return "UPDATE items SET v = v + 1000 WHERE id IN (" + idOn[0] + ", " + idOn[1] + ")";
     }
 
+    /** A read on both shards (merged by the router) that waits for the rows {@link #lockRows} holds. */
+    private String scatterLockingRead() {
+        return "SELECT v FROM items WHERE id IN (" + idOn[0] + ", " + idOn[1] + ") ORDER BY v FOR UPDATE";
+    }
+
     /** Holds the rows {@link #scatterUpdate} changes locked, in a transaction on each shard. */
     private List<Connection> lockRows() throws SQLException {
+        return lockRows(idOn);
+    }
+
+    /** Locks row {@code ids[i]} of shard {@code i}, in a transaction on each shard. */
+    private List<Connection> lockRows(long[] ids) throws SQLException {
         List<Connection> locks = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             Connection c = direct(i);
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
-                s.execute("SELECT v FROM items WHERE id = " + idOn[i] + " FOR UPDATE");
+                s.execute("SELECT v FROM items WHERE id = " + ids[i] + " FOR UPDATE");
             }
             locks.add(c);
         }
@@ -143,8 +156,10 @@ class KillIT {
 
     private static void unlock(List<Connection> locks) throws SQLException {
         for (Connection c : locks) {
-            c.rollback();
-            c.close();
+            if (!c.isClosed()) {
+                c.rollback();
+                c.close();
+            }
         }
     }
 
@@ -193,29 +208,36 @@ class KillIT {
     @ParameterizedTest(name = "{0}, multiplexing {1}")
     @MethodSource("driversAndMultiplexing")
     void killQueryInterruptsASingleShardAndAScatterStatementOnly(Driver driver, boolean multiplexing) throws Exception {
-        for (String sql : List.of(singleShardSleep(), scatterUpdate())) {
-            boolean scatter = sql.startsWith("UPDATE");
-            String prefix = scatter ? "UPDATE items" : "SELECT SLEEP(" + LONG_SLEEP + ")";
+        for (String sql : List.of(singleShardSleep(), scatterUpdate(), scatterLockingRead())) {
+            boolean scatter = !sql.startsWith("SELECT SLEEP");
+            String prefix = scatter ? sql.substring(0, 12) : "SELECT SLEEP(" + LONG_SLEEP + ")";
             List<Connection> locks = scatter ? lockRows() : List.of();
+            // bystanders wait for these locks on both shards while the KILL lands, then finish
+            List<Connection> bystanderLocks = lockRows(otherIdOn);
             try (Connection victim = connect(multiplexing, driver, "app");
                     Connection bystander1 = connect(multiplexing, driver, "app");
                     Connection bystander2 = connect(multiplexing, driver, "other");
                     Connection killer = connect(multiplexing, driver, "app");
                     Statement k = killer.createStatement()) {
                 long id = threadId(victim);
-                // bystanders run on both shards over the same pools while the KILL lands
+                // bystanders run on both shards over the same pools (multiplexed: the same
+                // backend connections, one after another) while the KILL lands
+                String bystanderPrefix = "SELECT id FROM items WHERE id = ";
                 Future<List<Long>> b1 =
-                        pool.submit(() -> longs(bystander1, "SELECT SLEEP(4) FROM items WHERE id = " + idOn[0]));
+                        pool.submit(() -> longs(bystander1, bystanderPrefix + otherIdOn[0] + " LOCK IN SHARE MODE"));
                 Future<List<Long>> b2 =
-                        pool.submit(() -> longs(bystander2, "SELECT SLEEP(4) FROM items WHERE id = " + idOn[1]));
-                Future<List<Long>> victimRuns = pool.submit(() -> scatter ? updated(victim, sql) : longs(victim, sql));
+                        pool.submit(() -> longs(bystander2, bystanderPrefix + otherIdOn[1] + " LOCK IN SHARE MODE"));
+                awaitOnShards(bystanderPrefix, 2);
+                Future<List<Long>> victimRuns =
+                        pool.submit(() -> sql.startsWith("UPDATE") ? updated(victim, sql) : longs(victim, sql));
                 awaitOnShards(prefix, scatter ? 2 : 1);
                 k.execute("KILL QUERY " + id);
                 assertInterrupted(victimRuns);
-                // no bystander's statement was interrupted: SLEEP answers 0 when it ran to the end
-                assertThat(b1.get()).containsExactly(0L);
-                assertThat(b2.get()).containsExactly(0L);
                 awaitOnShards(prefix, 0);
+                // no bystander's statement was interrupted: each gets its row once its lock is free
+                unlock(bystanderLocks);
+                assertThat(b1.get()).containsExactly(otherIdOn[0]);
+                assertThat(b2.get()).containsExactly(otherIdOn[1]);
                 // the victim's session goes on
                 try (Statement s = victim.createStatement()) {
                     assertThat(single(s, "SELECT COUNT(*) FROM items")).isEqualTo(8);
@@ -225,6 +247,7 @@ class KillIT {
                 }
             } finally {
                 unlock(locks);
+                unlock(bystanderLocks);
             }
         }
     }
