@@ -367,6 +367,38 @@ class KillIT {
         }
     }
 
+    /** The old protocol commands: COM_PROCESS_INFO lists router sessions, COM_PROCESS_KILL is KILL CONNECTION. */
+    @Test
+    void comProcessInfoAndComProcessKillNameRouterSessions() throws Exception {
+        try (RawMySqlClient raw = RawMySqlClient.loggedIn(routers.get(true).mysqlPort(), "app", "app-pw", SCHEMA);
+                Connection idle = connect(true, Driver.MARIADB, "app")) {
+            long idleId = threadId(idle);
+            raw.sendCommand(new byte[] {(byte) io.shardgate.protocol.type.Command.COM_PROCESS_INFO.code()});
+            RawMySqlClient.RawPacket columns = raw.readPacket();
+            assertThat(columns.isErr()).as(RawMySqlClient.describe(columns)).isFalse();
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                raw.readPacket(); // column definitions
+            }
+            assertThat(raw.readPacket().isEof()).isTrue();
+            for (RawMySqlClient.RawPacket row = raw.readPacket(); !row.isEof(); row = raw.readPacket()) {
+                var values = io.netty.buffer.Unpooled.wrappedBuffer(row.payload());
+                ids.add(io.shardgate.protocol.codec.LengthEncoded.readString(
+                        values, java.nio.charset.StandardCharsets.UTF_8));
+            }
+            assertThat(ids).contains(Long.toString(idleId));
+            byte[] kill = new byte[5];
+            kill[0] = (byte) io.shardgate.protocol.type.Command.COM_PROCESS_KILL.code();
+            for (int i = 0; i < 4; i++) {
+                kill[1 + i] = (byte) (idleId >>> (8 * i));
+            }
+            raw.sendCommand(kill);
+            RawMySqlClient.RawPacket answer = raw.readPacket();
+            assertThat(answer.isOk()).as(RawMySqlClient.describe(answer)).isTrue();
+            assertThat(idle.isValid(5)).isFalse();
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @org.junit.jupiter.params.provider.EnumSource(Driver.class)
     void processlistListsTheRouterSessions(Driver driver) throws Exception {
