@@ -3,10 +3,14 @@ package io.shardgate.it.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.netty.buffer.Unpooled;
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
+import io.shardgate.protocol.codec.LengthEncoded;
+import io.shardgate.protocol.type.Command;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.RouterConfig;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -22,13 +26,16 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * KILL, SHOW PROCESSLIST and CONNECTION_ID() through the router name router sessions (issue 16
@@ -259,7 +266,7 @@ class KillIT {
      * refuses on sharded tables today; its cancel() is the KILL path, tested below.
      */
     @ParameterizedTest(name = "multiplexing {0}")
-    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    @ValueSource(booleans = {true, false})
     void setQueryTimeoutInterruptsTheStatementAndTheSessionWorksAfter(boolean multiplexing) throws Exception {
         Driver driver = Driver.MYSQL;
         for (String sql : List.of(singleShardSleep(), scatterUpdate())) {
@@ -307,7 +314,7 @@ class KillIT {
     }
 
     @ParameterizedTest(name = "multiplexing {0}")
-    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    @ValueSource(booleans = {true, false})
     void killConnectionEndsTheSessionAndItsStatement(boolean multiplexing) throws Exception {
         try (Connection victim = connect(multiplexing, Driver.MYSQL, "app");
                 Connection killer = connect(multiplexing, Driver.MARIADB, "app");
@@ -373,7 +380,7 @@ class KillIT {
         try (RawMySqlClient raw = RawMySqlClient.loggedIn(routers.get(true).mysqlPort(), "app", "app-pw", SCHEMA);
                 Connection idle = connect(true, Driver.MARIADB, "app")) {
             long idleId = threadId(idle);
-            raw.sendCommand(new byte[] {(byte) io.shardgate.protocol.type.Command.COM_PROCESS_INFO.code()});
+            raw.sendCommand(new byte[] {(byte) Command.COM_PROCESS_INFO.code()});
             RawMySqlClient.RawPacket columns = raw.readPacket();
             assertThat(columns.isErr()).as(RawMySqlClient.describe(columns)).isFalse();
             List<String> ids = new ArrayList<>();
@@ -382,13 +389,12 @@ class KillIT {
             }
             assertThat(raw.readPacket().isEof()).isTrue();
             for (RawMySqlClient.RawPacket row = raw.readPacket(); !row.isEof(); row = raw.readPacket()) {
-                var values = io.netty.buffer.Unpooled.wrappedBuffer(row.payload());
-                ids.add(io.shardgate.protocol.codec.LengthEncoded.readString(
-                        values, java.nio.charset.StandardCharsets.UTF_8));
+                var values = Unpooled.wrappedBuffer(row.payload());
+                ids.add(LengthEncoded.readString(values, StandardCharsets.UTF_8));
             }
             assertThat(ids).contains(Long.toString(idleId));
             byte[] kill = new byte[5];
-            kill[0] = (byte) io.shardgate.protocol.type.Command.COM_PROCESS_KILL.code();
+            kill[0] = (byte) Command.COM_PROCESS_KILL.code();
             for (int i = 0; i < 4; i++) {
                 kill[1 + i] = (byte) (idleId >>> (8 * i));
             }
@@ -400,7 +406,7 @@ class KillIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @org.junit.jupiter.params.provider.EnumSource(Driver.class)
+    @EnumSource(Driver.class)
     void processlistListsTheRouterSessions(Driver driver) throws Exception {
         try (Connection app = connect(true, driver, "app");
                 Connection app2 = connect(true, driver, "app");
@@ -463,7 +469,7 @@ class KillIT {
     /** Waits until the shards run {@code count} statements starting with {@code prefix} between them. */
     private void awaitOnShards(String prefix, int count) throws Exception {
         // a liveness bound, not a speed check: far beyond what a loaded machine needs
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(AWAIT_SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(AWAIT_SECONDS);
         int running;
         while ((running = runningOnShards(prefix)) != count) {
             if (System.nanoTime() > deadline) {

@@ -20,8 +20,10 @@ import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.ProcesslistQuery;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
@@ -228,12 +230,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             case COM_STATISTICS -> run(home(), packet, Response.STATISTICS, StatementEffects.NONE, false);
             case COM_PROCESS_INFO -> {
                 packet.release(); // the router's sessions, not the backend's threads
-                ProcesslistCommand.run(this, io.shardgate.router.session.ProcesslistQuery.parse("SHOW PROCESSLIST"));
+                ProcesslistCommand.run(this, ProcesslistQuery.parse("SHOW PROCESSLIST"));
             }
             case COM_PROCESS_KILL -> {
                 long id = payload.readableBytes() >= 5 ? payload.getUnsignedIntLE(payload.readerIndex() + 1) : -1;
                 packet.release();
-                KillCommand.run(this, new io.shardgate.router.session.KillStatement(false, id, null));
+                KillCommand.run(this, new KillStatement(false, id, null));
             }
             case COM_DEBUG, COM_REFRESH -> run(home(), packet, Response.SINGLE, StatementEffects.NONE, false);
             case COM_SET_OPTION -> {

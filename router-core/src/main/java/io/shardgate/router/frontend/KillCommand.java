@@ -1,5 +1,6 @@
 package io.shardgate.router.frontend;
 
+import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
@@ -72,7 +73,7 @@ final class KillCommand {
         }
         String killer = session.user().name();
         boolean admin = session.user().connectionAdmin();
-        io.netty.channel.EventLoop here = session.client().eventLoop();
+        EventLoop here = session.client().eventLoop();
         session.startRouted(() -> {});
         victim.client()
                 .eventLoop()
@@ -137,7 +138,7 @@ final class KillCommand {
                                 .write(out, session.capabilities())));
             }
         };
-        io.netty.channel.EventLoop here = session.client().eventLoop();
+        EventLoop here = session.client().eventLoop();
         for (Target t : targets) {
             Future<Void> sent =
                     BackendKill.send(t.connector(), here, t.address(), t.login(), t.threadId(), !kill.query());
