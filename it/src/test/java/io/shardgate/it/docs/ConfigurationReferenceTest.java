@@ -149,6 +149,7 @@ class ConfigurationReferenceTest {
         compare("hostgroups[].monitor.", hostgroup.monitor(), mismatches);
         compare("hostgroups[].tls.", new BackendTlsConfig(null, null, null, null), mismatches);
         check("users[].require_tls", defaults.users().get(0).requireTls(), mismatches);
+        check("users[].connection_admin", defaults.users().get(0).connectionAdmin(), mismatches);
         check("hostgroups[].readers[].weight", ReaderConfig.of("r:3306").weight(), mismatches);
         CacheConfig cache = CacheConfig.DEFAULTS;
         check("cache.enabled", cache.enabled(), mismatches);

@@ -325,7 +325,8 @@ class AuthenticationIT {
             try (var s = c.createStatement()) {
                 s.execute("SET @session_state = 'old user'");
             }
-            backendId = Long.parseLong(scalar(c, "SELECT CONNECTION_ID()"));
+            // the backend thread's id (MariaDB's default pseudo_thread_id): CONNECTION_ID() answers the router's
+            backendId = Long.parseLong(scalar(c, "SELECT @@pseudo_thread_id"));
             SQLException e = catchThrowableOfType(
                     SQLException.class, () -> c.unwrap(JdbcConnection.class).changeUser(newUser, newPassword));
             assertThat((Object) e).as("change user must fail").isNotNull();
@@ -355,8 +356,9 @@ class AuthenticationIT {
         long backendId;
         try (RawMySqlClient client =
                 RawMySqlClient.loggedIn(nativeRouter.port(), APP, APP_PASSWORD, ProxyCluster.SCHEMA)) {
-            backendId =
-                    Long.parseLong(client.query("SELECT CONNECTION_ID()").get(0).get(0));
+            // the backend thread's id (MariaDB's default pseudo_thread_id): CONNECTION_ID() answers the router's
+            backendId = Long.parseLong(
+                    client.query("SELECT @@pseudo_thread_id").get(0).get(0));
             RawPacket answer = client.changeUser(OTHER, OTHER_PASSWORD, "no_such_schema");
             assertThat(answer.err().code()).isEqualTo(1049);
             assertThat(client.closedByRouter()).isTrue();

@@ -325,7 +325,7 @@ class BadInputIT {
         try {
             long backendId;
             try (Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
+                    ResultSet rs = s.executeQuery("SELECT @@pseudo_thread_id")) {
                 rs.next();
                 backendId = rs.getLong(1);
             }
@@ -371,7 +371,7 @@ class BadInputIT {
                     Map.of("socketTimeout", "60000"))) {
                 long backendId;
                 try (Statement s = c.createStatement();
-                        ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
+                        ResultSet rs = s.executeQuery("SELECT @@pseudo_thread_id")) {
                     rs.next();
                     backendId = rs.getLong(1);
                 }
@@ -411,10 +411,12 @@ class BadInputIT {
     /**
      * The id of the backend connection holding this session's state. A user variable pins the
      * session to it; without state a multiplexed session holds no backend connection between
-     * statements, and the one that served it is back in the pool, clean.
+     * statements, and the one that served it is back in the pool, clean. Read as MariaDB's
+     * {@code @@pseudo_thread_id} (the thread id by default): CONNECTION_ID() answers the router's
+     * session id.
      */
     private static long backendId(RawMySqlClient client) throws IOException {
         client.query("SELECT @session_state := 1");
-        return Long.parseLong(client.query("SELECT CONNECTION_ID()").get(0).get(0));
+        return Long.parseLong(client.query("SELECT @@pseudo_thread_id").get(0).get(0));
     }
 }

@@ -25,6 +25,7 @@ public record ErrorCode(int code, String sqlState, String messageTemplate) {
     public static final ErrorCode ER_PARSE_ERROR = new ErrorCode(1064, "42000", "%s near '%s' at line %d");
     public static final ErrorCode ER_EMPTY_QUERY = new ErrorCode(1065, "42000", "Query was empty");
     public static final ErrorCode ER_NO_SUCH_THREAD = new ErrorCode(1094, "HY000", "Unknown thread id: %d");
+    public static final ErrorCode ER_KILL_DENIED_ERROR = new ErrorCode(1095, "HY000", "You are not owner of thread %d");
     public static final ErrorCode ER_UNKNOWN_ERROR = new ErrorCode(1105, "HY000", "Unknown error");
     public static final ErrorCode ER_UNKNOWN_CHARACTER_SET =
             new ErrorCode(1115, "42000", "Unknown character set: '%s'");
@@ -82,6 +83,8 @@ public record ErrorCode(int code, String sqlState, String messageTemplate) {
             1862,
             "HY000",
             "Your password has expired. To log in you must change it using a client that supports expired passwords.");
+    /** MariaDB's answer to a session that KILL CONNECTION ended while it was running a statement. */
+    public static final ErrorCode ER_CONNECTION_KILLED = new ErrorCode(1927, "70100", "Connection was killed");
     /** A client-side code (CR_SSL_CONNECTION_ERROR): the router, as a backend's client, could not set up TLS. */
     public static final ErrorCode CR_SSL_CONNECTION_ERROR = new ErrorCode(2026, "HY000", "SSL connection error: %s");
 

@@ -35,7 +35,7 @@ enum AdminTable {
     static final Set<String> STRUCTURED =
             Set.of("readers", "pool", "tls", "tables", "binding_groups", "hostgroups", "ranges");
     /** Columns holding true/false (0/1 accepted). */
-    static final Set<String> BOOLEAN = Set.of("multiplex", "apply", "require_tls");
+    static final Set<String> BOOLEAN = Set.of("multiplex", "apply", "require_tls", "connection_admin");
     /** The position of a query rule (1 = evaluated first); not stored, it is the order of the list. */
     static final String RULE_ID = "rule_id";
 

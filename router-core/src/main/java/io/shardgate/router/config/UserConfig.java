@@ -17,9 +17,23 @@ import io.shardgate.protocol.auth.StoredCredential;
  *     SSL}: a login without TLS is refused with ER_ACCESS_DENIED_ERROR even with the right password
  * @param maxConnections connections this user may hold at once (MySQL's per-account
  *     MAX_USER_CONNECTIONS); more get ER_USER_LIMIT_REACHED; 0 means no per-user limit
+ * @param connectionAdmin the router's equivalent of MySQL's PROCESS and CONNECTION_ADMIN (SUPER)
+ *     privileges: {@code SHOW PROCESSLIST} lists every user's sessions and {@code KILL} may end
+ *     them; without it a user sees and kills only sessions logged in under its own name
  */
 public record UserConfig(
-        String name, StoredCredential credential, String defaultSchema, boolean requireTls, int maxConnections) {
+        String name,
+        StoredCredential credential,
+        String defaultSchema,
+        boolean requireTls,
+        int maxConnections,
+        boolean connectionAdmin) {
+
+    /** An account without {@code connection_admin}. */
+    public UserConfig(
+            String name, StoredCredential credential, String defaultSchema, boolean requireTls, int maxConnections) {
+        this(name, credential, defaultSchema, requireTls, maxConnections, false);
+    }
 
     /**
      * Stands in for an account whose entry failed its checks while the rest of the file is read,
@@ -29,7 +43,7 @@ public record UserConfig(
 
     /** A user without TLS requirement or connection limit of its own. */
     public UserConfig(String name, StoredCredential credential, String defaultSchema) {
-        this(name, credential, defaultSchema, false, 0);
+        this(name, credential, defaultSchema, false, 0, false);
     }
 
     @JsonCreator
@@ -39,7 +53,8 @@ public record UserConfig(
             @JsonProperty("password_hash") String passwordHash,
             @JsonProperty("default_schema") String defaultSchema,
             @JsonProperty("require_tls") Boolean requireTls,
-            @JsonProperty("max_connections") Integer maxConnections) {
+            @JsonProperty("max_connections") Integer maxConnections,
+            @JsonProperty("connection_admin") Boolean connectionAdmin) {
         if (name == null || name.isEmpty()) {
             throw new ConfigException("users[].name is required");
         }
@@ -62,6 +77,7 @@ public record UserConfig(
                 credential,
                 defaultSchema,
                 Boolean.TRUE.equals(requireTls),
-                maxConnections == null ? 0 : maxConnections);
+                maxConnections == null ? 0 : maxConnections,
+                Boolean.TRUE.equals(connectionAdmin));
     }
 }

@@ -65,6 +65,9 @@ public final class ClusterDocuments {
             if (user.requireTls()) {
                 node.put("require_tls", true);
             }
+            if (user.connectionAdmin()) {
+                node.put("connection_admin", true);
+            }
         }
         sections.put(ConfigDocuments.USERS, write(users));
         sections.put(ConfigDocuments.SCHEMAS, write(JSON.valueToTree(config.schemas())));

@@ -506,6 +506,20 @@ final class BackendLease implements RelayTarget {
         }
     }
 
+    /**
+     * The connection running a command of this session right now (a response or an internal step
+     * outstanding), marked so the pool never takes it back (see {@link
+     * PooledConnection#markKillTarget}); null when none is running. Call on the session's loop:
+     * there the lease also decides to give the connection back, so the mark comes first.
+     */
+    PooledConnection killTarget() {
+        if (current == null || current.relay().idle()) {
+            return null;
+        }
+        current.markKillTarget();
+        return current;
+    }
+
     /** Closes the held connection: its server session is lost or must not be reused. */
     void discard() {
         if (current != null) {

@@ -22,9 +22,11 @@ import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.ClientCharset;
+import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
+import io.shardgate.router.session.ProcesslistQuery;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
@@ -111,6 +113,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private SessionVariables charsetOf;
     private int charsetCollation = -1;
     private final SessionCache cache;
+    /** What PROCESSLIST shows this session doing. */
+    private final SessionActivity activity = new SessionActivity();
 
     private boolean closed;
 
@@ -213,15 +217,16 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             reply(1, tooLong);
             return;
         }
+        String text = command == Command.COM_QUERY || command == Command.COM_STMT_PREPARE ? text(payload) : null;
+        activity.started(command, text);
         switch (command) {
             case COM_QUERY -> {
-                String sql = text(payload);
-                if (sql == null) {
+                if (text == null) {
                     packet.release();
                     reply(1, undecodable());
                     return;
                 }
-                queries.route(packet, sql);
+                queries.route(packet, text);
             }
             case COM_INIT_DB -> {
                 String schema = text(payload);
@@ -243,7 +248,15 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             case COM_FIELD_LIST ->
                 run(fieldListLease(payload), packet, Response.FIELD_LIST, StatementEffects.NONE, false);
             case COM_STATISTICS -> run(home(), packet, Response.STATISTICS, StatementEffects.NONE, false);
-            case COM_PROCESS_INFO -> run(home(), packet, Response.RESULT_SET, StatementEffects.NONE, false);
+            case COM_PROCESS_INFO -> {
+                packet.release(); // the router's sessions, not the backend's threads
+                ProcesslistCommand.run(this, ProcesslistQuery.parse("SHOW PROCESSLIST"));
+            }
+            case COM_PROCESS_KILL -> {
+                long id = payload.readableBytes() >= 5 ? payload.getUnsignedIntLE(payload.readerIndex() + 1) : -1;
+                packet.release();
+                KillCommand.run(this, new KillStatement(false, id, null));
+            }
             case COM_DEBUG, COM_REFRESH -> run(home(), packet, Response.SINGLE, StatementEffects.NONE, false);
             case COM_SET_OPTION -> {
                 // switches multi-statements on that server session only
@@ -495,6 +508,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     /** Runs queued commands until one is outstanding again; resumes reading when the queue is empty. */
     private void drain() {
+        if (!busy) {
+            activity.idle();
+        }
         while (!busy
                 && changeUser == null
                 && !closed
@@ -753,7 +769,10 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 String.valueOf(ctx.channel().remoteAddress()),
                 !pins.isEmpty(),
                 pins.stream().map(PinReason::description).toList(),
-                leases.held());
+                leases.held(),
+                activity.command(),
+                activity.seconds(),
+                activity.info());
     }
 
     /** What this session buffers for its client right now; call on its event loop. */
@@ -767,6 +786,32 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
                 client.config().isAutoRead(),
                 waiting.size(),
                 relaying == null ? null : relaying.channel().config().isAutoRead());
+    }
+
+    @Override
+    public int connectionId() {
+        return connectionId;
+    }
+
+    /** True once the session has closed (or is closing). */
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * KILL [CONNECTION] ended this session: its backend connections are closed (a statement in
+     * flight was interrupted by the KILL first). {@code lastError} is sent before closing (a
+     * session that killed itself hears 1927), or null. Call on the session's loop.
+     */
+    void killConnection(ErrPacket lastError) {
+        if (closed) {
+            return;
+        }
+        if (lastError != null) {
+            closeWith(frame(1, lastError::write));
+        } else {
+            close();
+        }
     }
 
     @Override

@@ -7,7 +7,6 @@ import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.session.PinReason;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -61,7 +60,7 @@ final class LockBroadcast {
             lease.pin(EnumSet.of(PinReason.LOCK_TABLES));
             String sql = statement.getValue();
             lease.runInternal(
-                    out -> out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, StandardCharsets.UTF_8),
+                    out -> out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, session.textCharset()),
                     Response.SINGLE,
                     (ByteBuf response, Boolean failed) -> {
                         if (failed) {

@@ -12,7 +12,10 @@ import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.routing.Decision;
 import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.routing.StatementRouter;
+import io.shardgate.router.session.ConnectionIdCall;
+import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.ProcesslistQuery;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.plan.Route;
@@ -51,14 +54,28 @@ final class PreparedStatementCommands {
      */
     void prepare(Packet packet) {
         ByteBuf payload = packet.payload();
-        String sql = session.text(payload);
-        if (sql == null) {
+        String text = session.text(payload);
+        if (text == null) {
             packet.release();
             session.reply(
                     1,
                     Errors.notSupported("statement text with bytes beyond ASCII in a character set Shardgate cannot"
                             + " decode (use utf8mb4, latin1 or another character set with a Java equivalent)"));
             return;
+        }
+        if (KillStatement.parse(text) != null || ProcesslistQuery.parse(text) != null) {
+            // they name router sessions: prepared on a backend they would name its threads
+            packet.release();
+            session.reply(1, Errors.notSupported("KILL or PROCESSLIST as a prepared statement (send it as text)"));
+            return;
+        }
+        String sql = ConnectionIdCall.substitute(text, session.connectionId());
+        if (!sql.equals(text)) { // the router's session id written in, as for a text statement
+            ByteBuf rewritten = session.client().alloc().buffer(1 + sql.length());
+            rewritten.writeByte(Command.COM_STMT_PREPARE.code()).writeCharSequence(sql, session.textCharset());
+            Packet replaced = new Packet(packet.sequenceId(), rewritten);
+            packet.release();
+            packet = replaced;
         }
         String schema = session.desired().schema();
         PreparedRoute route = PreparedRoute.plan(session.services().routing(), sql, schema);

@@ -12,7 +12,10 @@ import io.shardgate.router.routing.Decision;
 import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.routing.StatementFacts;
 import io.shardgate.router.routing.StatementRouter;
+import io.shardgate.router.session.ConnectionIdCall;
+import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.ProcesslistQuery;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.rule.QueryRuleMatch;
@@ -46,13 +49,26 @@ final class QueryRouter {
 
     /** Routes {@code sql}, the text of {@code packet} (a COM_QUERY); takes ownership of the packet. */
     void route(Packet packet, String sql) {
+        // bytes not valid in the client's character set (binary data in a literal) decode to U+FFFD:
+        // text rendered from it would not carry them (see TextBytes)
+        boolean lossy = sql.indexOf('\uFFFD') >= 0 && !TextBytes.valid(packet.payload(), 1, session.textCharset());
+        // the router's session id, as the handshake, KILL and PROCESSLIST know it
+        String withId = ConnectionIdCall.substitute(sql, session.connectionId());
+        if (routedToSessions(packet, withId)) {
+            return;
+        }
         Decision local = StatementRouter.answeredLocally(sql, view);
         if (local != null) {
             packet.release();
             answer(local);
             return;
         }
-        String substituted = session.lastInsertId().substitute(sql);
+        String substituted = session.lastInsertId().substitute(withId);
+        if (!substituted.equals(sql) && lossy) {
+            packet.release();
+            session.reply(1, Errors.of(notReEncodable()));
+            return;
+        }
         if (!substituted.equals(sql)) { // the router's LAST_INSERT_ID() written in: route by the value
             ByteBuf payload = session.client().alloc().buffer(1 + ByteBufUtil.utf8Bytes(substituted));
             payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(substituted, session.textCharset());
@@ -77,24 +93,44 @@ final class QueryRouter {
         StatementFacts facts = StatementFacts.of(sql, digest, rule, plan);
         Decision decision =
                 StatementRouter.decide(facts, rules, view, session.services().keys());
-        if (rendersText(decision)
-                && sql.indexOf('\uFFFD') >= 0
-                && !TextBytes.valid(packet.payload(), 1, session.textCharset())) {
-            // the SQL sent would be re-encoded from the decoded text: bytes that are not valid in the
-            // client's character set (binary data in a string literal) would change; refused rather
-            // than written altered
-            decision = Decision.Refuse.notSupported("a statement on several shards, or rewritten for its shard,"
-                    + " whose text is not valid " + session.textCharset().displayName()
-                    + " (binary data in a string literal): write such values as"
-                    + " hex literals (mysqldump / mariadb-dump --hex-blob)");
+        if (lossy && rendersText(decision)) {
+            decision = notReEncodable(); // refused rather than written altered
         }
         carryOut(packet, facts, decision);
+    }
+
+    private Decision.Refuse notReEncodable() {
+        return Decision.Refuse.notSupported("a statement on several shards, or rewritten for its shard,"
+                + " whose text is not valid " + session.textCharset().displayName()
+                + " (binary data in a string literal): write such values as"
+                + " hex literals (mysqldump / mariadb-dump --hex-blob)");
     }
 
     /** Whether the statement sent to the shards is rendered from the decoded text, not the client's bytes. */
     private static boolean rendersText(Decision decision) {
         return decision instanceof Decision.Scatter
                 || (decision instanceof Decision.Single single && single.rewritten() != null);
+    }
+
+    /**
+     * KILL and the process list name router sessions, not backend threads: answered here (true,
+     * {@code packet} released); false for any other statement. A KILL sent on would end whatever
+     * backend thread has that number, a pooled connection of another session perhaps.
+     */
+    private boolean routedToSessions(Packet packet, String sql) {
+        KillStatement kill = KillStatement.parse(sql);
+        if (kill != null) {
+            packet.release();
+            KillCommand.run(session, kill);
+            return true;
+        }
+        ProcesslistQuery processes = ProcesslistQuery.parse(sql);
+        if (processes != null) {
+            packet.release();
+            ProcesslistCommand.run(session, processes);
+            return true;
+        }
+        return false;
     }
 
     /** Does what {@code decision} says with the client's {@code packet} (released or sent on). */

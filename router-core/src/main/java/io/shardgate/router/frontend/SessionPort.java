@@ -32,6 +32,9 @@ import java.util.function.Consumer;
 interface SessionPort {
     FrontendServices services();
 
+    /** The session id the client got in its handshake (CONNECTION_ID(), KILL, PROCESSLIST's Id). */
+    int connectionId();
+
     UserConfig user();
 
     /** The server session state the client asked for (schema, tracked variables). */

@@ -25,6 +25,46 @@ public final class SessionRegistry {
         sessions.remove(connectionId);
     }
 
+    /** The logged-in session with {@code connectionId}, or null. */
+    FrontendSession find(long connectionId) {
+        return connectionId < 0 || connectionId > Integer.MAX_VALUE ? null : sessions.get((int) connectionId);
+    }
+
+    /**
+     * Every session's {@link SessionInfo}, by connection id, handed to {@code then} on {@code
+     * requester}: asked of each session on its own loop without blocking any loop (a session on
+     * the requester's loop answers at once). Sessions closed meanwhile are left out.
+     */
+    void snapshot(io.netty.channel.EventLoop requester, java.util.function.Consumer<List<SessionInfo>> then) {
+        List<FrontendSession> all = new ArrayList<>(sessions.values());
+        List<SessionInfo> out = java.util.Collections.synchronizedList(new ArrayList<>(all.size()));
+        java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(all.size() + 1);
+        Runnable one = () -> {
+            if (left.decrementAndGet() == 0) {
+                requester.execute(() -> {
+                    List<SessionInfo> sorted = new ArrayList<>(out);
+                    sorted.sort(Comparator.comparingInt(SessionInfo::connectionId));
+                    then.accept(sorted);
+                });
+            }
+        };
+        for (FrontendSession session : all) {
+            io.netty.channel.EventLoop loop = session.client().eventLoop();
+            if (loop.inEventLoop()) {
+                out.add(session.info());
+                one.run();
+            } else {
+                loop.submit(session::info).addListener(f -> {
+                    if (f.isSuccess()) {
+                        out.add((SessionInfo) f.getNow());
+                    }
+                    one.run();
+                });
+            }
+        }
+        one.run();
+    }
+
     /** Client sessions logged in right now. */
     public int count() {
         return sessions.size();

@@ -97,11 +97,13 @@ public final class BackendPool implements AutoCloseable {
         return hostgroup;
     }
 
-    BackendAddress address() {
+    /** The server this pool connects to. */
+    public BackendAddress address() {
         return address;
     }
 
-    BackendConnector connector() {
+    /** Opens and logs in connections to the server (also those outside the pool, such as a KILL's). */
+    public BackendConnector connector() {
         return connector;
     }
 

@@ -133,6 +133,16 @@ public final class PooledConnection implements RelayTarget {
         connection.channel().config().setAutoRead(true);
     }
 
+    /**
+     * A KILL was aimed at this connection's server thread while a session's statement ran on it:
+     * the pool never takes it back (it is closed when that session lets go of it), so the KILL,
+     * which travels on another connection and may land late, can only hit the session that was
+     * killed or a closed thread, never a statement of a session that borrowed the connection next.
+     */
+    public void markKillTarget() {
+        lost = true;
+    }
+
     boolean usable() {
         return !lost && !discarded && connection.channel().isActive() && relay.idle();
     }

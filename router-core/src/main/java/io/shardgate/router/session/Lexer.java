@@ -32,6 +32,22 @@ final class Lexer {
         this.text = text;
     }
 
+    /**
+     * True when {@code upper} (an upper-case ASCII word) occurs in {@code text} in any case: a
+     * cheap test before tokenising, for statements that almost never contain the word.
+     */
+    static boolean mentions(String text, String upper) {
+        char first = upper.charAt(0);
+        char lower = Character.toLowerCase(first);
+        for (int i = 0, last = text.length() - upper.length(); i <= last; i++) {
+            char c = text.charAt(i);
+            if ((c == first || c == lower) && text.regionMatches(true, i, upper, 0, upper.length())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** True when {@code keyword} (upper case) is the current word, case-insensitively. */
     boolean is(String keyword) {
         return kind == Kind.WORD

@@ -86,8 +86,8 @@ class RouterConfigTest {
                                 "server.prot: unknown key (did you mean 'port'? known: " + known("server") + ")",
                                 "server.max_conections: unknown key (did you mean 'max_connections'? known: "
                                         + known("server") + ")",
-                                "users[0].pasword: unknown key (did you mean 'password'? known: [default_schema,"
-                                        + " max_connections, name, password, password_hash, require_tls])",
+                                "users[0].pasword: unknown key (did you mean 'password'? known: [connection_admin,"
+                                        + " default_schema, max_connections, name, password, password_hash, require_tls])",
                                 "hostgroups[0].pool.max_connection: unknown key (did you mean 'max_connections'?"
                                         + " known: [acquire_timeout_millis, idle_timeout_millis, max_connections,"
                                         + " max_lifetime_millis, multiplexing])",

@@ -16,7 +16,7 @@ class ClusterDocumentsTest {
             users:
               - {name: app, password: secret, default_schema: shop}
               - {name: legacy, password_hash: "*14E65567ABDB5135D0CFD9A70B3032C179A49EE7"}
-              - {name: open, password: ""}
+              - {name: open, password: "", connection_admin: true}
             hostgroups:
               - {id: 10, writer: "db1:3306", user: sg, password: pw, pool: {max_connections: 5}}
               - {id: 20, writer: "db2:3306", readers: ["db3:3306"], user: sg, password: pw}
@@ -41,6 +41,7 @@ class ClusterDocumentsTest {
         assertThat(back.zookeeper()).isEqualTo(local.zookeeper());
         assertThat(back.hostgroups()).isEqualTo(local.hostgroups());
         assertThat(back.users()).isEqualTo(local.users());
+        assertThat(back.users().get(2).connectionAdmin()).isTrue();
         assertThat(back.schemas()).isEqualTo(local.schemas());
         assertThat(back.queryRules()).isEqualTo(local.queryRules());
         assertThat(back.cache()).isEqualTo(local.cache());

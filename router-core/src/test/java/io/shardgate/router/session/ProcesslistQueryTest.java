@@ -1,0 +1,83 @@
+package io.shardgate.router.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ProcesslistQueryTest {
+
+    @Test
+    void showProcesslist() {
+        ProcesslistQuery q = ProcesslistQuery.parse("SHOW PROCESSLIST");
+        assertThat(q.show()).isTrue();
+        assertThat(q.full()).isFalse();
+        assertThat(q.columns()).isEqualTo(ProcesslistQuery.COLUMNS);
+        assertThat(ProcesslistQuery.parse("show full processlist;").full()).isTrue();
+    }
+
+    @Test
+    void selectWithColumnsWhereAndOrder() {
+        ProcesslistQuery q = ProcesslistQuery.parse("SELECT id, `User`, INFO FROM information_schema.processlist"
+                + " WHERE user = 'app' AND command <> 'Sleep' AND ID != 4 ORDER BY time DESC");
+        assertThat(q.refusal()).isNull();
+        assertThat(q.show()).isFalse();
+        assertThat(q.full()).isTrue();
+        assertThat(q.columns()).containsExactly("ID", "USER", "INFO");
+        assertThat(q.where())
+                .containsExactly(
+                        new ProcesslistQuery.Term("USER", true, "app"),
+                        new ProcesslistQuery.Term("COMMAND", false, "Sleep"),
+                        new ProcesslistQuery.Term("ID", false, 4L));
+        assertThat(q.orderBy()).isEqualTo("TIME");
+        assertThat(q.descending()).isTrue();
+    }
+
+    @Test
+    void selectStar() {
+        ProcesslistQuery q = ProcesslistQuery.parse("SELECT * FROM INFORMATION_SCHEMA.PROCESSLIST WHERE id = 9");
+        assertThat(q.columns()).isEqualTo(ProcesslistQuery.COLUMNS);
+        assertThat(q.where()).isEqualTo(List.of(new ProcesslistQuery.Term("ID", true, 9L)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST",
+                "SELECT id FROM information_schema.PROCESSLIST WHERE time > 5",
+                "SELECT id FROM information_schema.PROCESSLIST WHERE id = '5'",
+                "SELECT id FROM information_schema.PROCESSLIST WHERE user = 5",
+                "SELECT id FROM information_schema.PROCESSLIST WHERE user = 'é'",
+                "SELECT id FROM information_schema.PROCESSLIST WHERE user = 'app '",
+                "SELECT id FROM information_schema.PROCESSLIST WHERE user = 'a' OR user = 'b'",
+                "SELECT memory_used FROM information_schema.PROCESSLIST",
+                "SELECT p.id FROM information_schema.PROCESSLIST p",
+                "SELECT * FROM t WHERE id IN (SELECT id FROM information_schema.processlist)",
+                "SELECT * FROM information_schema.`PROCESSLIST`",
+                "SELECT id FROM information_schema.PROCESSLIST LIMIT 1",
+            })
+    void refusesOtherForms(String sql) {
+        assertThat(ProcesslistQuery.parse(sql).refusal()).isNotNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "SELECT 1",
+                "SHOW TABLES",
+                "SELECT 'information_schema.processlist'",
+                "SELECT processlist FROM t",
+                "SHOW PROCESSLIST extra",
+            })
+    void otherStatementsAreNotProcesslistQueries(String sql) {
+        assertThat(ProcesslistQuery.parse(sql)).isNull();
+    }
+
+    @Test
+    void unquotesStrings() {
+        assertThat(ProcesslistQuery.unquote("'it''s'")).isEqualTo("it's");
+        assertThat(ProcesslistQuery.unquote("'a\\'b'")).isEqualTo("a'b");
+    }
+}
