@@ -23,6 +23,11 @@ public final class ResponseScanner {
     public enum Response {
         /** COM_QUERY, COM_STMT_EXECUTE: OK, ERR, LOCAL INFILE request or result sets, maybe several. */
         RESULT_SET,
+        /**
+         * COM_STMT_EXECUTE with a cursor type flag: as {@link #RESULT_SET}, except that the server
+         * may open a cursor instead of sending rows (see {@link #opensCursor}).
+         */
+        RESULT_SET_OR_CURSOR,
         /** COM_STMT_FETCH: rows of an open cursor, then a terminator. */
         ROWS,
         /** COM_STMT_PREPARE: COM_STMT_PREPARE_OK, parameter and column definitions. */
@@ -82,6 +87,9 @@ public final class ResponseScanner {
     private Response current;
     private Expect expect = Expect.IDLE;
     private int statusFlags;
+    /** Status flags when the response in progress started. */
+    private int statusBefore;
+
     private long insertId;
     /** Rows of the response in progress or last completed (every result set of it). */
     private long rows;
@@ -226,6 +234,9 @@ public final class ResponseScanner {
                 && expect != Expect.COLUMN_DEFS
                 && expect != Expect.PREPARE_PARAMS
                 && expect != Expect.PREPARE_COLUMNS) {
+            if (current == Response.RESULT_SET || current == Response.RESULT_SET_OR_CURSOR) {
+                statusFlags = statusAfterError(statusBefore, statusFlags);
+            }
             complete(true);
             return;
         }
@@ -238,8 +249,8 @@ public final class ResponseScanner {
             }
             case COLUMN_DEFS_EOF -> {
                 statusFlags = in.getUnsignedShortLE(payload + 3);
-                if ((statusFlags & SERVER_STATUS_CURSOR_EXISTS) != 0) {
-                    complete(false); // a cursor was opened: rows come with COM_STMT_FETCH
+                if (opensCursor(current, statusFlags)) {
+                    complete(false); // rows come with COM_STMT_FETCH
                 } else {
                     expect = Expect.ROWS;
                 }
@@ -332,6 +343,30 @@ public final class ResponseScanner {
         }
     }
 
+    /**
+     * Whether the EOF after a result set's column definitions, with these status flags, says that a
+     * cursor was opened, so that no rows follow. SERVER_STATUS_CURSOR_EXISTS alone does not say it:
+     * MariaDB also sets it on the result sets a stored procedure sends while one of its own cursors
+     * is open (a SELECT in a FETCH loop), and their rows follow. Only a COM_STMT_EXECUTE that asked
+     * for a cursor gets one, and then as its only result (a CALL's result sets are never cursors
+     * and always announce more results: the CALL's own OK).
+     */
+    static boolean opensCursor(Response response, int statusFlags) {
+        return response == Response.RESULT_SET_OR_CURSOR
+                && (statusFlags & SERVER_STATUS_CURSOR_EXISTS) != 0
+                && (statusFlags & SERVER_MORE_RESULTS_EXISTS) == 0;
+    }
+
+    /**
+     * The status flags a result response ending in ERR leaves, from those before it and those last
+     * seen in it: an ERR announces no more results, and a cursor a stored procedure had open while
+     * it sent result sets was closed when the procedure ended (a cursor opened before stays).
+     */
+    static int statusAfterError(int before, int lastSeen) {
+        return (lastSeen & ~(SERVER_MORE_RESULTS_EXISTS | SERVER_STATUS_CURSOR_EXISTS))
+                | (before & SERVER_STATUS_CURSOR_EXISTS);
+    }
+
     private void prepareColumnsOrComplete() {
         if (prepareColumns > 0) {
             remaining = prepareColumns;
@@ -361,6 +396,7 @@ public final class ResponseScanner {
         Response next = queued.poll();
         if (next != null) {
             current = next;
+            statusBefore = statusFlags;
             insertId = 0;
             rows = 0;
             affectedRows = 0;
