@@ -87,6 +87,8 @@ public final class ResponseScanner {
     private Response current;
     private Expect expect = Expect.IDLE;
     private int statusFlags;
+    /** Warning count of the packet that ended the last result of the response (its statement's). */
+    private int warnings;
     /** Status flags when the response in progress started. */
     private int statusBefore;
 
@@ -139,6 +141,14 @@ public final class ResponseScanner {
     /** Affected rows of the OK packets that ended the last response's results. */
     public long affectedRows() {
         return affectedRows;
+    }
+
+    /**
+     * Warnings the last response's statement raised: the warning count of the OK or EOF that ended
+     * its last result (0 when it ended in an ERR or sent no such packet).
+     */
+    public int warnings() {
+        return warnings;
     }
 
     /** Server status flags of the last OK or EOF packet seen. */
@@ -237,6 +247,7 @@ public final class ResponseScanner {
             if (current == Response.RESULT_SET || current == Response.RESULT_SET_OR_CURSOR) {
                 statusFlags = statusAfterError(statusBefore, statusFlags);
             }
+            warnings = 0;
             complete(true);
             return;
         }
@@ -258,6 +269,7 @@ public final class ResponseScanner {
             case ROWS -> {
                 if (isTerminator(first, length)) {
                     statusFlags = terminatorStatus(in, payload, length);
+                    warnings = terminatorWarnings(in, payload, length);
                     endOfResult();
                 } else {
                     rows++;
@@ -304,8 +316,10 @@ public final class ResponseScanner {
             case SINGLE -> {
                 if (first == OK && length >= 7) {
                     statusFlags = okStatus(in, payload);
+                    warnings = okWarnings(in, payload);
                 } else if (first == EOF && length >= 5) {
                     statusFlags = in.getUnsignedShortLE(payload + 3);
+                    warnings = in.getUnsignedShortLE(payload + 1);
                 }
                 complete(false);
             }
@@ -324,6 +338,7 @@ public final class ResponseScanner {
             default -> {
                 if (first == OK) {
                     statusFlags = okStatus(in, payload);
+                    warnings = okWarnings(in, payload);
                     affectedRows += lengthEncodedIntAt(in, payload + 1);
                     insertId = lengthEncodedIntAt(in, payload + 1 + lengthEncodedSizeAt(in, payload + 1));
                     endOfResult();
@@ -332,6 +347,7 @@ public final class ResponseScanner {
                     listener.localInfileRequested();
                 } else if (first == EOF) {
                     statusFlags = terminatorStatus(in, payload, length);
+                    warnings = terminatorWarnings(in, payload, length);
                     endOfResult();
                 } else if (length == 0) {
                     throw new UnexpectedResponseException("server sent an empty packet where a result starts");
@@ -397,6 +413,7 @@ public final class ResponseScanner {
         if (next != null) {
             current = next;
             statusBefore = statusFlags;
+            warnings = 0;
             insertId = 0;
             rows = 0;
             affectedRows = 0;
@@ -412,6 +429,22 @@ public final class ResponseScanner {
         at += lengthEncodedSizeAt(in, at);
         at += lengthEncodedSizeAt(in, at);
         return in.getUnsignedShortLE(at);
+    }
+
+    /** Warning count of an OK packet: right after its status flags. */
+    private static int okWarnings(ByteBuf in, int payload) {
+        int at = payload + 1;
+        at += lengthEncodedSizeAt(in, at);
+        at += lengthEncodedSizeAt(in, at);
+        return in.getUnsignedShortLE(at + 2);
+    }
+
+    /** Warning count of a 0xFE terminator: an OK packet with CLIENT_DEPRECATE_EOF, else an EOF packet. */
+    private int terminatorWarnings(ByteBuf in, int payload, int length) {
+        if (deprecateEof && length > 5) {
+            return okWarnings(in, payload);
+        }
+        return length >= 5 ? in.getUnsignedShortLE(payload + 1) : 0;
     }
 
     /** Status of a 0xFE terminator: an OK packet with CLIENT_DEPRECATE_EOF, else an EOF packet. */

@@ -521,6 +521,32 @@ class ResponseScannerTest {
     }
 
     @Test
+    void remembersTheWarningCountOfThePacketEndingTheLastResult() {
+        ResponseScanner eof = new ResponseScanner(false, (status, error) -> {});
+        eof.expect(Response.RESULT_SET);
+        byte[] result = ByteBufUtil.decodeHexDump(
+                "0100000101" // one column
+                        + "0400000203646566" // its definition (abridged)
+                        + "05000003fe00000200" // EOF after the definitions
+                        + "020000040161" // row 'a'
+                        + "05000005fe01000200"); // EOF: 1 warning
+        eof.scan(Unpooled.wrappedBuffer(result));
+        assertThat(eof.idle()).isTrue();
+        assertThat(eof.warnings()).isEqualTo(1);
+
+        ResponseScanner ok = new ResponseScanner(true, (status, error) -> {});
+        ok.expect(Response.RESULT_SET);
+        // OK: 0 rows affected, no insert id, status 0x0002, 3 warnings
+        ok.scan(Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("07000001" + "00" + "00" + "00" + "0200" + "0300")));
+        assertThat(ok.warnings()).isEqualTo(3);
+        ok.expect(Response.RESULT_SET);
+        ok.scan(Unpooled.wrappedBuffer(fixture("err-no-table", true)));
+        assertThat(ok.warnings())
+                .as("an ERR ends the response: its statement failed")
+                .isZero();
+    }
+
+    @Test
     void idleScannerHasNothingOutstanding() {
         ResponseScanner scanner = new ResponseScanner(true, (status, error) -> {});
         assertThat(scanner.idle()).isTrue();
