@@ -186,6 +186,17 @@ final class BackendLease implements RelayTarget {
                 || (statusFlags & ServerStatus.SERVER_STATUS_AUTOCOMMIT) == 0;
     }
 
+    /**
+     * True when the connection holds session state that dies with it (a transaction, variables,
+     * locks...): {@link #pinned()} without the diagnostics hold, whose loss only loses warnings.
+     */
+    boolean holdsSessionState() {
+        return !pins.isEmpty()
+                || insertIdHold > 0
+                || (statusFlags & ServerStatus.SERVER_STATUS_IN_TRANS) != 0
+                || (statusFlags & ServerStatus.SERVER_STATUS_AUTOCOMMIT) == 0;
+    }
+
     /** Why the session holds its connection (for diagnosis); empty when it returns it after each statement. */
     Set<PinReason> pins() {
         EnumSet<PinReason> all = pins.clone();

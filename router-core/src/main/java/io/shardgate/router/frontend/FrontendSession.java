@@ -539,12 +539,16 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         if (closed) {
             return;
         }
-        boolean pinned = lease.pinned();
+        boolean pinned = lease.holdsSessionState();
+        boolean lostDiagnostics = lease.holdsDiagnostics();
         boolean running = busy && (lease == active || active == null);
         boolean relayed = running && lease == active && !lease.internalPending() && !uploading;
         boolean unread = lease.current() != null && !lease.current().relay().responseStarted();
         boolean setup = lease == active && lease.internalPending();
         lease.discard();
+        if (lostDiagnostics) {
+            leases.diagnosticsUnknown(); // the warnings were in that server session
+        }
         if (setup) {
             // a step of the router's own before the client's command died with the connection:
             // its callbacks, which would have sent or released the command, never run
@@ -596,11 +600,15 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         if (closed) {
             return;
         }
-        boolean pinned = lease.pinned();
+        boolean pinned = lease.holdsSessionState();
+        boolean lostDiagnostics = lease.holdsDiagnostics();
         boolean running = busy && lease == active;
         boolean relayed = running && !lease.internalPending() && !uploading;
         boolean setup = lease == active && lease.internalPending();
         lease.discard();
+        if (lostDiagnostics) {
+            leases.diagnosticsUnknown(); // the warnings were in that server session
+        }
         if (setup) {
             releaseUnsent(); // as in backendLost: the setup step's callbacks never run
         }
