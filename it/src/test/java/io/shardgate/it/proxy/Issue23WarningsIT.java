@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -152,6 +153,49 @@ class Issue23WarningsIT {
                             "A SELECT 2: 2",
                             "A SHOW WARNINGS: (none)");
         }
+    }
+
+    @Test
+    void losingTheConnectionThatHeldOnlyWarningsKeepsTheSession() throws Exception {
+        Shardgate router = ROUTERS.get(true);
+        // a raw client: a driver may give up its connection on any 08S01 error, the router must not
+        try (RawMySqlClient a = RawMySqlClient.loggedIn(
+                        router.mysqlPort(), ProxyCluster.APP_USER, ProxyCluster.APP_PASSWORD, ProxyCluster.SCHEMA);
+                Connection root = Driver.MARIADB.connect(
+                        cluster.backend().port(),
+                        ProxyCluster.SCHEMA,
+                        "root",
+                        cluster.backend().rootPassword())) {
+            assertThat(rawRow(a, "SELECT 1/0")).isEqualTo("NULL");
+            // a statement without tables keeps the warning, so the held connection answers it
+            String backendId = rawRow(a, "SELECT CONNECTION_ID()");
+            try (Statement s = root.createStatement()) {
+                s.execute("KILL " + backendId);
+            }
+            // the router learns of the death before or during the next statement: at most that
+            // statement fails (2013); the client session itself goes on
+            a.sendCommand(RawMySqlClient.comQuery("SELECT 1"));
+            RawMySqlClient.RawPacket first = a.readPacket();
+            if (first.isErr()) {
+                assertThat(first.err().code()).isEqualTo(2013);
+            } else {
+                RawResults.readRest(a, first);
+            }
+            assertThat(rawRow(a, "SELECT 2")).isEqualTo("2");
+            assertThat(rawRow(a, "SHOW COUNT(*) WARNINGS")).isEqualTo("0");
+        }
+    }
+
+    /** The only value of the one-row, one-column text result of {@code sql} through {@code c}. */
+    private static String rawRow(RawMySqlClient c, String sql) throws Exception {
+        c.sendCommand(RawMySqlClient.comQuery(sql));
+        List<String> packets = RawResults.readResponse(c, false);
+        assertThat(packets).as("%s", sql).hasSize(5); // column count, definition, EOF, row, EOF
+        byte[] row = java.util.HexFormat.of()
+                .parseHex(packets.get(3).substring(packets.get(3).indexOf(':') + 1));
+        return (row[0] & 0xFF) == 0xFB
+                ? "NULL"
+                : new String(row, 1, row[0] & 0xFF, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** The statements of sessions A and B, interleaved; returns what A observes, line by line. */

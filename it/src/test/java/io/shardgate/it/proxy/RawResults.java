@@ -23,9 +23,21 @@ final class RawResults {
      *     a cursor and sends no rows (a stored procedure's result sets may carry the flag too)
      */
     static List<String> readResponse(RawMySqlClient c, boolean cursorRequested) throws IOException {
+        return read(c, cursorRequested, null);
+    }
+
+    /** The rest of a COM_QUERY response whose first packet {@code first} was read already. */
+    static List<String> readRest(RawMySqlClient c, RawMySqlClient.RawPacket first) throws IOException {
+        return read(c, false, first);
+    }
+
+    private static List<String> read(RawMySqlClient c, boolean cursorRequested, RawMySqlClient.RawPacket readFirst)
+            throws IOException {
         List<String> packets = new ArrayList<>();
+        RawMySqlClient.RawPacket pending = readFirst;
         while (true) {
-            RawMySqlClient.RawPacket first = read(c, packets);
+            RawMySqlClient.RawPacket first = pending != null ? pending : read(c, packets);
+            pending = null;
             int status;
             if (first.isErr()) {
                 return packets;
