@@ -12,6 +12,9 @@ where a response ends (the thing under test). Run against a throwaway server:
   mariadb --socket=/tmp/rs/sock -uroot -e "CREATE USER rec IDENTIFIED BY 'recpw';
       GRANT ALL ON *.* TO rec; CREATE DATABASE t"
   python3 record.py 127.0.0.1 3411 .
+
+`python3 record.py 127.0.0.1 3411 . calls` records only the multi-result CALL fixtures
+(call-*.hex, execute-call-*.hex; issue 23), leaving the others as they are.
 """
 import hashlib
 import socket
@@ -139,6 +142,77 @@ def setup(c):
         assert r[4] == 0, (sql, r)
 
 
+CALL_SETUP = [
+    "DROP TABLE IF EXISTS call_items",
+    "CREATE TABLE call_items (id INT PRIMARY KEY, name VARCHAR(20))",
+    "INSERT INTO call_items VALUES (1, 'one'), (2, 'two'), (3, 'three')",
+    "DROP PROCEDURE IF EXISTS cursor_loop",
+    # while the procedure's cursor is open, the result sets' EOF packets carry
+    # SERVER_STATUS_CURSOR_EXISTS, yet their rows follow
+    "CREATE PROCEDURE cursor_loop() BEGIN DECLARE done INT DEFAULT 0; DECLARE v INT;"
+    " DECLARE cur CURSOR FOR SELECT id FROM call_items ORDER BY id;"
+    " DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1; OPEN cur;"
+    " l: LOOP FETCH cur INTO v; IF done THEN LEAVE l; END IF; SELECT v, v * 2 AS doubled; END LOOP;"
+    " CLOSE cur; END",
+    "DROP PROCEDURE IF EXISTS cursor_then_error",
+    "CREATE PROCEDURE cursor_then_error() BEGIN DECLARE v INT;"
+    " DECLARE cur CURSOR FOR SELECT id FROM call_items ORDER BY id; OPEN cur; FETCH cur INTO v;"
+    " SELECT v; SELECT * FROM no_such_table; END",
+    "DROP PROCEDURE IF EXISTS out_params",
+    "CREATE PROCEDURE out_params(IN a INT, INOUT b INT, OUT c INT) BEGIN SELECT a AS a_in;"
+    " SELECT id FROM call_items WHERE id < 0; SET b = b + a; SET c = a * 10; END",
+    "DROP PROCEDURE IF EXISTS error_after",
+    "CREATE PROCEDURE error_after() BEGIN SELECT 1 AS first; SELECT * FROM no_such_table; END",
+    "DROP PROCEDURE IF EXISTS handler_result",
+    "CREATE PROCEDURE handler_result() BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SELECT 'handled' AS h;"
+    " INSERT INTO call_items VALUES (1, 'duplicate'); SELECT 2 AS b; END",
+]
+
+
+def record_calls(host, port, outdir):
+    for deprecate_eof in (True, False):
+        caps = BASE_CAPS | (DEPRECATE_EOF if deprecate_eof else 0)
+        c = Conn(host, port, caps)
+        for sql in CALL_SETUP:
+            r = c.query(sql)
+            assert r[4] == 0, (sql, r)
+        fixtures = []
+
+        def add(name, how, data):
+            fixtures.append((name, how, data))
+
+        add("call-cursor-loop", 'COM_QUERY "CALL cursor_loop()": a result set per FETCH while the cursor is open',
+            c.query("CALL cursor_loop()"))
+        add("call-cursor-then-error", 'COM_QUERY "CALL cursor_then_error()": a result set while the'
+            " procedure's cursor is open, then ERR 1146", c.query("CALL cursor_then_error()"))
+        add("call-error-after", 'COM_QUERY "CALL error_after()": a result set, then ERR 1146',
+            c.query("CALL error_after()"))
+        add("call-handler", 'COM_QUERY "CALL handler_result()": the handler\'s result set, another, then OK',
+            c.query("CALL handler_result()"))
+        add("multi-ok-between", 'COM_QUERY "SELECT 1; DO 2; SELECT 3" (an OK between result sets)',
+            c.query("SELECT 1; DO 2; SELECT 3"))
+        _, loop = prepare(c, "CALL cursor_loop()")
+        add("execute-call-cursor-flag", 'COM_STMT_EXECUTE of "CALL cursor_loop()" with flags CURSOR_TYPE_READ_ONLY'
+            " (no cursor is opened for a CALL: the results come inline)", c.command(execute(loop, 1, [])))
+        _, outs = prepare(c, "CALL out_params(?, ?, ?)")
+        add("execute-call-out-params", 'COM_STMT_EXECUTE of "CALL out_params(?, ?, ?)" with (4, 5, 0): two result'
+            " sets, the OUT parameters' result set (SERVER_PS_OUT_PARAMS), then OK",
+            c.command(execute(outs, 0, [4, 5, 0])))
+        c.s.close()
+        write(outdir, c, deprecate_eof, fixtures)
+
+
+def write(outdir, c, deprecate_eof, fixtures):
+    suffix = "deprecate-eof" if deprecate_eof else "eof"
+    for name, how, data in fixtures:
+        with open(f"{outdir}/{name}.{suffix}.hex", "w") as f:
+            f.write(f"# MariaDB {c.version}, recorded by record.py over TCP: {how}."
+                    f" Client capabilities 0x{c.caps:08x}: CLIENT_DEPRECATE_EOF"
+                    f" {'on' if deprecate_eof else 'off'}. Server to client bytes, one frame a line.\n")
+            for fr in frames(data):
+                f.write(fr.hex() + "\n")
+
+
 def record(host, port, outdir):
     for deprecate_eof in (True, False):
         caps = BASE_CAPS | (DEPRECATE_EOF if deprecate_eof else 0)
@@ -194,17 +268,13 @@ def record(host, port, outdir):
             c.command(b"\x1b\x01\x00"))
         add("init-db-err", 'COM_INIT_DB "no_such_db"', c.command(b"\x02no_such_db"))
         c.s.close()
-        suffix = "deprecate-eof" if deprecate_eof else "eof"
-        for name, how, data in fixtures:
-            with open(f"{outdir}/{name}.{suffix}.hex", "w") as f:
-                f.write(f"# MariaDB {c.version}, recorded by record.py over TCP: {how}."
-                        f" Client capabilities 0x{c.caps:08x}: CLIENT_DEPRECATE_EOF"
-                        f" {'on' if deprecate_eof else 'off'}. Server to client bytes, one frame a line.\n")
-                for fr in frames(data):
-                    f.write(fr.hex() + "\n")
+        write(outdir, c, deprecate_eof, fixtures)
 
 
 if __name__ == "__main__":
     with open("/tmp/rs-items.csv", "w") as f:
         f.write("plum\nlime\n")
-    record(sys.argv[1], int(sys.argv[2]), sys.argv[3])
+    if sys.argv[4:] == ["calls"]:
+        record_calls(sys.argv[1], int(sys.argv[2]), sys.argv[3])
+    else:
+        record(sys.argv[1], int(sys.argv[2]), sys.argv[3])

@@ -106,6 +106,8 @@ final class RawMySqlClient implements AutoCloseable {
     private OutputStream out;
     private HandshakeV10 greeting;
     private int nextSequenceId;
+    /** Announced on top of {@link #CAPABILITIES} (e.g. CLIENT_MULTI_RESULTS). */
+    private int extraCapabilities;
 
     private RawMySqlClient(Socket socket) throws IOException {
         this.socket = socket;
@@ -145,7 +147,14 @@ final class RawMySqlClient implements AutoCloseable {
 
     /** Connects, reads the greeting and logs in with mysql_native_password; fails unless the router says OK. */
     static RawMySqlClient loggedIn(int port, String user, String password, String database) throws IOException {
+        return loggedIn(port, user, password, database, 0);
+    }
+
+    /** As {@link #loggedIn(int, String, String, String)}, announcing {@code extraCapabilities} too. */
+    static RawMySqlClient loggedIn(int port, String user, String password, String database, int extraCapabilities)
+            throws IOException {
         RawMySqlClient client = connect(port);
+        client.extraCapabilities = extraCapabilities;
         try {
             client.readGreeting();
             RawPacket result = client.login(user, password, database);
@@ -208,7 +217,7 @@ final class RawMySqlClient implements AutoCloseable {
     /** Sends a HandshakeResponse41 naming {@code plugin} with {@code authResponse}; returns the router's answer. */
     RawPacket sendHandshakeResponse(String user, String plugin, byte[] authResponse, String database)
             throws IOException {
-        int flags = CAPABILITIES | (secure() ? CLIENT_SSL : 0);
+        int flags = CAPABILITIES | extraCapabilities | (secure() ? CLIENT_SSL : 0);
         HandshakeResponse41 response = new HandshakeResponse41(
                 new Capabilities(flags),
                 1 << 24,

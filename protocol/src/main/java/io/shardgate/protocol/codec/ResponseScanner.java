@@ -23,6 +23,11 @@ public final class ResponseScanner {
     public enum Response {
         /** COM_QUERY, COM_STMT_EXECUTE: OK, ERR, LOCAL INFILE request or result sets, maybe several. */
         RESULT_SET,
+        /**
+         * COM_STMT_EXECUTE with a cursor type flag: as {@link #RESULT_SET}, except that the server
+         * may open a cursor instead of sending rows (see {@link #opensCursor}).
+         */
+        RESULT_SET_OR_CURSOR,
         /** COM_STMT_FETCH: rows of an open cursor, then a terminator. */
         ROWS,
         /** COM_STMT_PREPARE: COM_STMT_PREPARE_OK, parameter and column definitions. */
@@ -82,6 +87,11 @@ public final class ResponseScanner {
     private Response current;
     private Expect expect = Expect.IDLE;
     private int statusFlags;
+    /** Warning count of the packet that ended the last result of the response (its statement's). */
+    private int warnings;
+    /** Status flags when the response in progress started. */
+    private int statusBefore;
+
     private long insertId;
     /** Rows of the response in progress or last completed (every result set of it). */
     private long rows;
@@ -131,6 +141,14 @@ public final class ResponseScanner {
     /** Affected rows of the OK packets that ended the last response's results. */
     public long affectedRows() {
         return affectedRows;
+    }
+
+    /**
+     * Warnings the last response's statement raised: the warning count of the OK or EOF that ended
+     * its last result (0 when it ended in an ERR or sent no such packet).
+     */
+    public int warnings() {
+        return warnings;
     }
 
     /** Server status flags of the last OK or EOF packet seen. */
@@ -226,6 +244,10 @@ public final class ResponseScanner {
                 && expect != Expect.COLUMN_DEFS
                 && expect != Expect.PREPARE_PARAMS
                 && expect != Expect.PREPARE_COLUMNS) {
+            if (current == Response.RESULT_SET || current == Response.RESULT_SET_OR_CURSOR) {
+                statusFlags = statusAfterError(statusBefore, statusFlags);
+            }
+            warnings = 0;
             complete(true);
             return;
         }
@@ -238,8 +260,8 @@ public final class ResponseScanner {
             }
             case COLUMN_DEFS_EOF -> {
                 statusFlags = in.getUnsignedShortLE(payload + 3);
-                if ((statusFlags & SERVER_STATUS_CURSOR_EXISTS) != 0) {
-                    complete(false); // a cursor was opened: rows come with COM_STMT_FETCH
+                if (opensCursor(current, statusFlags)) {
+                    complete(false); // rows come with COM_STMT_FETCH
                 } else {
                     expect = Expect.ROWS;
                 }
@@ -247,6 +269,7 @@ public final class ResponseScanner {
             case ROWS -> {
                 if (isTerminator(first, length)) {
                     statusFlags = terminatorStatus(in, payload, length);
+                    warnings = terminatorWarnings(in, payload, length);
                     endOfResult();
                 } else {
                     rows++;
@@ -293,8 +316,10 @@ public final class ResponseScanner {
             case SINGLE -> {
                 if (first == OK && length >= 7) {
                     statusFlags = okStatus(in, payload);
+                    warnings = okWarnings(in, payload);
                 } else if (first == EOF && length >= 5) {
                     statusFlags = in.getUnsignedShortLE(payload + 3);
+                    warnings = in.getUnsignedShortLE(payload + 1);
                 }
                 complete(false);
             }
@@ -313,6 +338,7 @@ public final class ResponseScanner {
             default -> {
                 if (first == OK) {
                     statusFlags = okStatus(in, payload);
+                    warnings = okWarnings(in, payload);
                     affectedRows += lengthEncodedIntAt(in, payload + 1);
                     insertId = lengthEncodedIntAt(in, payload + 1 + lengthEncodedSizeAt(in, payload + 1));
                     endOfResult();
@@ -321,6 +347,7 @@ public final class ResponseScanner {
                     listener.localInfileRequested();
                 } else if (first == EOF) {
                     statusFlags = terminatorStatus(in, payload, length);
+                    warnings = terminatorWarnings(in, payload, length);
                     endOfResult();
                 } else if (length == 0) {
                     throw new UnexpectedResponseException("server sent an empty packet where a result starts");
@@ -330,6 +357,30 @@ public final class ResponseScanner {
                 }
             }
         }
+    }
+
+    /**
+     * Whether the EOF after a result set's column definitions, with these status flags, says that a
+     * cursor was opened, so that no rows follow. SERVER_STATUS_CURSOR_EXISTS alone does not say it:
+     * MariaDB also sets it on the result sets a stored procedure sends while one of its own cursors
+     * is open (a SELECT in a FETCH loop), and their rows follow. Only a COM_STMT_EXECUTE that asked
+     * for a cursor gets one, and then as its only result (a CALL's result sets are never cursors
+     * and always announce more results: the CALL's own OK).
+     */
+    static boolean opensCursor(Response response, int statusFlags) {
+        return response == Response.RESULT_SET_OR_CURSOR
+                && (statusFlags & SERVER_STATUS_CURSOR_EXISTS) != 0
+                && (statusFlags & SERVER_MORE_RESULTS_EXISTS) == 0;
+    }
+
+    /**
+     * The status flags a result response ending in ERR leaves, from those before it and those last
+     * seen in it: an ERR announces no more results, and a cursor a stored procedure had open while
+     * it sent result sets was closed when the procedure ended (a cursor opened before stays).
+     */
+    static int statusAfterError(int before, int lastSeen) {
+        return (lastSeen & ~(SERVER_MORE_RESULTS_EXISTS | SERVER_STATUS_CURSOR_EXISTS))
+                | (before & SERVER_STATUS_CURSOR_EXISTS);
     }
 
     private void prepareColumnsOrComplete() {
@@ -361,6 +412,8 @@ public final class ResponseScanner {
         Response next = queued.poll();
         if (next != null) {
             current = next;
+            statusBefore = statusFlags;
+            warnings = 0;
             insertId = 0;
             rows = 0;
             affectedRows = 0;
@@ -376,6 +429,22 @@ public final class ResponseScanner {
         at += lengthEncodedSizeAt(in, at);
         at += lengthEncodedSizeAt(in, at);
         return in.getUnsignedShortLE(at);
+    }
+
+    /** Warning count of an OK packet: right after its status flags. */
+    private static int okWarnings(ByteBuf in, int payload) {
+        int at = payload + 1;
+        at += lengthEncodedSizeAt(in, at);
+        at += lengthEncodedSizeAt(in, at);
+        return in.getUnsignedShortLE(at + 2);
+    }
+
+    /** Warning count of a 0xFE terminator: an OK packet with CLIENT_DEPRECATE_EOF, else an EOF packet. */
+    private int terminatorWarnings(ByteBuf in, int payload, int length) {
+        if (deprecateEof && length > 5) {
+            return okWarnings(in, payload);
+        }
+        return length >= 5 ? in.getUnsignedShortLE(payload + 1) : 0;
     }
 
     /** Status of a 0xFE terminator: an OK packet with CLIENT_DEPRECATE_EOF, else an EOF packet. */

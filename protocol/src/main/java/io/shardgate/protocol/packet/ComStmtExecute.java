@@ -42,6 +42,22 @@ public record ComStmtExecute(
     /** With CLIENT_QUERY_ATTRIBUTES: a parameter count follows even for statements without parameters. */
     public static final int PARAMETER_COUNT_AVAILABLE = 8;
 
+    /** Payload offset of the flags byte: after the command byte and the statement id. */
+    private static final int FLAGS_OFFSET = 5;
+
+    /**
+     * Whether the COM_STMT_EXECUTE payload starting at {@code payload}'s reader index asks for a
+     * cursor (any cursor type bit set); neither retains nor releases {@code payload}. A payload
+     * too short to hold the flags asks for none (the server rejects it).
+     */
+    public static boolean requestsCursor(ByteBuf payload) {
+        int at = payload.readerIndex() + FLAGS_OFFSET;
+        return at < payload.writerIndex()
+                && (payload.getUnsignedByte(at)
+                                & (CURSOR_TYPE_READ_ONLY | CURSOR_TYPE_FOR_UPDATE | CURSOR_TYPE_SCROLLABLE))
+                        != 0;
+    }
+
     /** Number of parameters. */
     public int parameterCount() {
         return types.size();

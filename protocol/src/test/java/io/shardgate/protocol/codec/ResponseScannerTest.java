@@ -88,13 +88,28 @@ class ResponseScannerTest {
             new Case("execute-binary-rows", Response.RESULT_SET, 0x0002, 0x0002, false),
             new Case("execute-update-ok", Response.RESULT_SET, 0x0002, 0x0002, false),
             // column definitions, then EOF (or OK) with SERVER_STATUS_CURSOR_EXISTS: no rows
-            new Case("execute-cursor-open", Response.RESULT_SET, 0x0042, 0x0042, false),
+            new Case("execute-cursor-open", Response.RESULT_SET_OR_CURSOR, 0x0042, 0x0042, false),
             new Case("fetch-two-rows", Response.ROWS, 0x0042, 0x0042, false),
             // SERVER_STATUS_LAST_ROW_SENT
             new Case("fetch-last-rows", Response.ROWS, 0x0082, 0x0082, false),
             new Case("fetch-err", Response.ROWS, KEEP, KEEP, true),
-            new Case("execute-cursor-open-again", Response.RESULT_SET, 0x0042, 0x0042, false),
-            new Case("query-while-cursor-open", Response.RESULT_SET, 0x0002, 0x0002, false));
+            new Case("execute-cursor-open-again", Response.RESULT_SET_OR_CURSOR, 0x0042, 0x0042, false),
+            new Case("query-while-cursor-open", Response.RESULT_SET, 0x0002, 0x0002, false),
+            // issue 23 (MariaDB 11.4): a SELECT per FETCH of the procedure's own cursor; each result
+            // set's EOF says SERVER_STATUS_CURSOR_EXISTS | SERVER_MORE_RESULTS_EXISTS (0x006a) and
+            // its rows follow
+            new Case("call-cursor-loop", Response.RESULT_SET, 0x0022, 0x0022, false),
+            // asked for a cursor, a CALL gets none: its results come inline, as above
+            new Case("execute-call-cursor-flag", Response.RESULT_SET_OR_CURSOR, 0x0022, 0x0022, false),
+            // the ERR ends the CALL: no more results, and the procedure's cursor is gone (0x006a -> 0x0022)
+            new Case("call-cursor-then-error", Response.RESULT_SET, 0x0022, 0x0022, true),
+            new Case("call-error-after", Response.RESULT_SET, 0x0002, 0x0002, true),
+            // the handler's result set, the procedure's own, then the CALL's OK
+            new Case("call-handler", Response.RESULT_SET, 0x0002, 0x0002, false),
+            // binary rows, a zero-row result set, the OUT parameters (SERVER_PS_OUT_PARAMS, 0x100a), OK
+            new Case("execute-call-out-params", Response.RESULT_SET, 0x0002, 0x0002, false),
+            // result set, the OK of DO (with SERVER_MORE_RESULTS_EXISTS), result set
+            new Case("multi-ok-between", Response.RESULT_SET, 0x0002, 0x0002, false));
 
     static Stream<Arguments> cases() {
         return Stream.of(true, false).flatMap(deprecateEof -> CASES.stream().map(c -> Arguments.of(c, deprecateEof)));
@@ -464,6 +479,71 @@ class ResponseScannerTest {
         assertThat(scanner.idle()).isTrue();
         assertThat(scanner.rows()).isEqualTo(2);
         assertThat(scanner.affectedRows()).isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void relaysEveryRowOfAProcedureSelectingInsideItsCursorLoop(boolean deprecateEof) {
+        // issue 23: the scanner used to end the response at the first result set's column EOF
+        // (SERVER_STATUS_CURSOR_EXISTS) and then met the rows as bytes nobody expected
+        for (Response response : List.of(Response.RESULT_SET, Response.RESULT_SET_OR_CURSOR)) {
+            ResponseScanner scanner = new ResponseScanner(deprecateEof, (status, error) -> {});
+            scanner.expect(response);
+            byte[] bytes = fixture(
+                    response == Response.RESULT_SET ? "call-cursor-loop" : "execute-call-cursor-flag", deprecateEof);
+            assertThat(scanner.scan(Unpooled.wrappedBuffer(bytes))).isEqualTo(bytes.length);
+            assertThat(scanner.idle()).isTrue();
+            assertThat(scanner.rows()).as("one row per FETCH").isEqualTo(3);
+        }
+    }
+
+    @Test
+    void onlyAnExecutionAskingForACursorGetsOneAndOnlyAsItsSingleResult() {
+        int cursor = 0x0040;
+        int more = 0x0008;
+        assertThat(ResponseScanner.opensCursor(Response.RESULT_SET_OR_CURSOR, cursor | 0x0002))
+                .isTrue();
+        assertThat(ResponseScanner.opensCursor(Response.RESULT_SET_OR_CURSOR, cursor | more | 0x0002))
+                .as("a procedure's result set while its cursor is open")
+                .isFalse();
+        assertThat(ResponseScanner.opensCursor(Response.RESULT_SET, cursor | 0x0002))
+                .as("COM_QUERY never opens a cursor")
+                .isFalse();
+        assertThat(ResponseScanner.opensCursor(Response.RESULT_SET_OR_CURSOR, 0x0002))
+                .isFalse();
+    }
+
+    @Test
+    void anErrorEndingAResultKeepsOnlyACursorOpenedBeforeIt() {
+        assertThat(ResponseScanner.statusAfterError(0x0002, 0x006a)).isEqualTo(0x0022);
+        assertThat(ResponseScanner.statusAfterError(0x0042, 0x000a)).isEqualTo(0x0042);
+        assertThat(ResponseScanner.statusAfterError(0x0002, 0x0003)).isEqualTo(0x0003);
+    }
+
+    @Test
+    void remembersTheWarningCountOfThePacketEndingTheLastResult() {
+        ResponseScanner eof = new ResponseScanner(false, (status, error) -> {});
+        eof.expect(Response.RESULT_SET);
+        byte[] result = ByteBufUtil.decodeHexDump(
+                "0100000101" // one column
+                        + "0400000203646566" // its definition (abridged)
+                        + "05000003fe00000200" // EOF after the definitions
+                        + "020000040161" // row 'a'
+                        + "05000005fe01000200"); // EOF: 1 warning
+        eof.scan(Unpooled.wrappedBuffer(result));
+        assertThat(eof.idle()).isTrue();
+        assertThat(eof.warnings()).isEqualTo(1);
+
+        ResponseScanner ok = new ResponseScanner(true, (status, error) -> {});
+        ok.expect(Response.RESULT_SET);
+        // OK: 0 rows affected, no insert id, status 0x0002, 3 warnings
+        ok.scan(Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("07000001" + "00" + "00" + "00" + "0200" + "0300")));
+        assertThat(ok.warnings()).isEqualTo(3);
+        ok.expect(Response.RESULT_SET);
+        ok.scan(Unpooled.wrappedBuffer(fixture("err-no-table", true)));
+        assertThat(ok.warnings())
+                .as("an ERR ends the response: its statement failed")
+                .isZero();
     }
 
     @Test

@@ -124,6 +124,31 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         return scanner.rows();
     }
 
+    /**
+     * Whether the server session's diagnostics area may hold another session's warnings or error:
+     * set when a session gives the connection back with them, cleared by the next borrower, which
+     * empties the area first.
+     */
+    private boolean diagnosticsDirty;
+
+    public boolean diagnosticsDirty() {
+        return diagnosticsDirty;
+    }
+
+    public void diagnosticsDirty(boolean dirty) {
+        this.diagnosticsDirty = dirty;
+    }
+
+    /** Whether the last response raised warnings or ended in an error. */
+    public boolean raisedDiagnostics() {
+        return lastError || scanner.warnings() > 0;
+    }
+
+    /** Warnings the last response's statement raised (0 when it ended in an ERR). */
+    public int warnings() {
+        return scanner.warnings();
+    }
+
     /** Affected rows of the OK packets of the last response. */
     public long affectedRows() {
         return scanner.affectedRows();

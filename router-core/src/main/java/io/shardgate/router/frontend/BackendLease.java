@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 /**
  * A client session's use of backend connections (multiplexing): borrows one from the pool for a
@@ -64,8 +65,14 @@ final class BackendLease implements RelayTarget {
 
     private int statusFlags = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
     private int insertIdHold;
-    /** Connections taken from the pool so far (see {@link #holds}). */
-    private long holds;
+    /** Changes whenever the connection may have seen what the session's own statements did not (see {@link #epoch}). */
+    private long epoch;
+    /**
+     * The last statement left warnings or an error in this connection's diagnostics area: the
+     * connection stays until the next statement, so SHOW WARNINGS reads them (see {@link
+     * DiagnosticsHold}).
+     */
+    private boolean diagnosticsHold;
     /** Counts statements, so a hold timer knows whether the session moved on meanwhile. */
     private long statements;
     /** Receives the response of the internal command in flight. */
@@ -173,15 +180,29 @@ final class BackendLease implements RelayTarget {
     }
 
     /**
-     * How many times the lease has taken a connection from the pool: the same number on two
-     * statements means the connection did not leave the session in between.
+     * A number that changes each time the lease takes a connection from the pool and each time it
+     * sends a statement of the router's own (alignment, BEGIN, a diagnostics check): the same
+     * number at two moments means the server session has seen nothing but the client's commands
+     * in between.
      */
-    long holds() {
-        return holds;
+    long epoch() {
+        return epoch;
     }
 
     /** True when something keeps the connection; the allocation-free form of {@code !pins().isEmpty()}. */
     boolean pinned() {
+        return !pins.isEmpty()
+                || insertIdHold > 0
+                || diagnosticsHold
+                || (statusFlags & ServerStatus.SERVER_STATUS_IN_TRANS) != 0
+                || (statusFlags & ServerStatus.SERVER_STATUS_AUTOCOMMIT) == 0;
+    }
+
+    /**
+     * True when the connection holds session state that dies with it (a transaction, variables,
+     * locks...): {@link #pinned()} without the diagnostics hold, whose loss only loses warnings.
+     */
+    boolean holdsSessionState() {
         return !pins.isEmpty()
                 || insertIdHold > 0
                 || (statusFlags & ServerStatus.SERVER_STATUS_IN_TRANS) != 0
@@ -199,6 +220,9 @@ final class BackendLease implements RelayTarget {
         }
         if (insertIdHold > 0) {
             all.add(PinReason.LAST_INSERT_ID);
+        }
+        if (diagnosticsHold) {
+            all.add(PinReason.DIAGNOSTICS);
         }
         return all;
     }
@@ -219,6 +243,34 @@ final class BackendLease implements RelayTarget {
             pins.add(PinReason.MULTIPLEXING_OFF);
         }
         insertIdHold = 0;
+        diagnosticsHold = false;
+    }
+
+    /** True while the connection keeps the session's last statement's warnings or error. */
+    boolean holdsDiagnostics() {
+        return diagnosticsHold;
+    }
+
+    /** Another lease ran the session's latest statement: these diagnostics are no longer the session's. */
+    void endDiagnosticsHold() {
+        if (diagnosticsHold) {
+            diagnosticsHold = false;
+            if (current != null) {
+                current.relay().diagnosticsDirty(true); // still in that server session
+            }
+            releaseIfFree();
+        }
+    }
+
+    /**
+     * Asks the held connection how many conditions its diagnostics area holds ({@link
+     * DiagnosticsHold#COUNT}); {@code then} hears the count (1 when the question failed: hold on).
+     */
+    void countWarnings(IntConsumer then) {
+        runInternal(
+                out -> query(out, DiagnosticsHold.COUNT),
+                Response.RESULT_SET,
+                (response, failed) -> then.accept(failed ? 1 : DiagnosticsHold.count(response)));
     }
 
     void kind(ConnectionKind kind) {
@@ -337,7 +389,7 @@ final class BackendLease implements RelayTarget {
             return;
         }
         current = c;
-        holds++;
+        epoch++;
         current.relay().target(this);
         align(desired, then);
     }
@@ -345,19 +397,26 @@ final class BackendLease implements RelayTarget {
     /** Sends what the connection's server session lacks: a reset if needed, the schema, SETs. */
     private void align(SessionVariables desired, BiConsumer<PooledConnection, ErrPacket> then) {
         SessionVariables actual = current.state();
-        if (actual == desired) {
+        boolean clear = current.relay().diagnosticsDirty();
+        if (actual == desired && !clear) {
             // the common case: the connection last ran this session in this state (set below)
             then.accept(current, null);
             return;
         }
         ArrayDeque<Consumer<ByteBuf>> steps = new ArrayDeque<>();
+        if (clear) {
+            // another session's warnings would pass for this one's (see DiagnosticsHold)
+            current.relay().diagnosticsDirty(false);
+            steps.add(out -> query(out, DiagnosticsHold.CLEAR));
+        }
         List<String> missing = desired.missingFrom(actual);
-        if (missing == null) {
+        boolean reset = missing == null;
+        if (reset) {
             current.forgetStatements(); // the reset deallocates them
             steps.add(out -> out.writeByte(Command.COM_RESET_CONNECTION.code()));
             missing = List.copyOf(desired.fragments().values());
         }
-        if (desired.schema() != null && (!desired.schema().equals(actual.schema()) || !steps.isEmpty())) {
+        if (desired.schema() != null && (!desired.schema().equals(actual.schema()) || reset)) {
             steps.add(out -> out.writeByte(Command.COM_INIT_DB.code())
                     .writeCharSequence(desired.schema(), StandardCharsets.UTF_8));
         }
@@ -403,6 +462,7 @@ final class BackendLease implements RelayTarget {
             }
         };
         current.relay().expectInternal(Response.SINGLE, current.channel());
+        epoch++;
         current.channel().writeAndFlush(PacketWriter.frame(current.channel().alloc(), 0, 64, step));
     }
 
@@ -440,6 +500,7 @@ final class BackendLease implements RelayTarget {
             onResponse.accept(bytes, error);
         };
         current.relay().expectInternal(response, current.channel());
+        epoch++;
         current.channel().writeAndFlush(PacketWriter.frame(current.channel().alloc(), 0, 64, command));
     }
 
@@ -457,6 +518,7 @@ final class BackendLease implements RelayTarget {
             onEnd.accept(error);
         };
         current.relay().expectInternalStream(response);
+        epoch++;
         current.channel().writeAndFlush(PacketWriter.frame(current.channel().alloc(), 0, 64, command));
     }
 
@@ -465,6 +527,12 @@ final class BackendLease implements RelayTarget {
      * when nothing pins the session.
      */
     void afterResponse(int status, boolean insert) {
+        afterResponse(status, insert, false);
+    }
+
+    /** As {@link #afterResponse(int, boolean)}; {@code diagnostics}: see {@link DiagnosticsHold#after}. */
+    void afterResponse(int status, boolean insert, boolean diagnostics) {
+        diagnosticsHold = diagnostics && current != null;
         statusFlags = status;
         if (writing) {
             writing = false;
@@ -500,6 +568,9 @@ final class BackendLease implements RelayTarget {
                 && (statusFlags & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) == 0
                 && !pinned()) {
             PooledConnection c = current;
+            if (c.relay().raisedDiagnostics()) {
+                c.relay().diagnosticsDirty(true); // e.g. one shard's warnings of a merged statement
+            }
             current = null;
             previous = c;
             c.partition().release(c);
@@ -522,6 +593,7 @@ final class BackendLease implements RelayTarget {
 
     /** Closes the held connection: its server session is lost or must not be reused. */
     void discard() {
+        diagnosticsHold = false;
         if (current != null) {
             PooledConnection c = current;
             current = null;
@@ -543,6 +615,10 @@ final class BackendLease implements RelayTarget {
                 && pins.stream().allMatch(p -> p == PinReason.MULTIPLEXING_OFF);
         if (clean) {
             PooledConnection c = current;
+            if (diagnosticsHold || c.relay().raisedDiagnostics()) {
+                c.relay().diagnosticsDirty(true);
+            }
+            diagnosticsHold = false;
             current = null;
             c.partition().release(c);
         } else {

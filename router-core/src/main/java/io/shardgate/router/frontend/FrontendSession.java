@@ -88,6 +88,8 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     private StatementEffects inFlightEffects = StatementEffects.NONE;
 
     private boolean inFlightInsert;
+    /** The command in flight only reads the diagnostics area (see {@link #diagnosticsStatement}). */
+    private boolean inFlightDiagnostics;
     /** The statement in flight, kept to run again if the connection borrowed for it was dead. */
     private final StatementRetry retry = new StatementRetry();
     /**
@@ -430,6 +432,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     @Override
     public void fail(ErrPacket error) {
+        inFlightDiagnostics = false;
         releaseUnsent();
         busy = false;
         statement.ended(true);
@@ -469,6 +472,26 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
 
     private void finishCommand(int statusFlags, boolean error) {
         retry.drop();
+        BackendLease lease = active;
+        PooledConnection connection = lease.current();
+        boolean diagnosticsStatement = inFlightDiagnostics;
+        inFlightDiagnostics = false;
+        int warnings = connection != null ? connection.relay().warnings() : 0;
+        Boolean hold = DiagnosticsHold.after(diagnosticsStatement, lease.holdsDiagnostics(), error, warnings);
+        long insertId = connection != null ? connection.relay().insertId() : 0;
+        long rows = connection != null ? connection.relay().rows() : 0;
+        long affected = connection != null ? connection.relay().affectedRows() : 0;
+        if (hold == null && connection != null) {
+            // the statement raised nothing, but one without tables leaves the earlier warnings
+            // in place: ask the server (the next command waits, as the command is not over)
+            lease.countWarnings(count -> finishCommand(statusFlags, error, count > 0, insertId, rows, affected));
+            return;
+        }
+        finishCommand(statusFlags, error, hold != null && hold, insertId, rows, affected);
+    }
+
+    private void finishCommand(
+            int statusFlags, boolean error, boolean holdDiagnostics, long insertId, long rows, long affected) {
         StatementEffects effects = inFlightEffects;
         inFlightEffects = StatementEffects.NONE;
         prepared.commandFinished();
@@ -483,24 +506,19 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
             // a failed SET may have applied part of its assignments: that session is unknown now
             lease.pin(EnumSet.of(PinReason.UNTRACKED_SET));
         }
-        if (inFlightInsert
-                && !error
-                && lease.current() != null
-                && lease.current().relay().insertId() != 0) {
+        if (inFlightInsert && !error && lease.current() != null && insertId != 0) {
             // the backend may have generated an AUTO_INCREMENT value: its LAST_INSERT_ID() counts now
             lastInsertId.backendInsert();
         }
         busy = false;
         if (lease.current() != null) {
-            previous.ranOn(lease, lease.holds());
-            statement.ended(
-                    error,
-                    lease.current().relay().rows(),
-                    lease.current().relay().affectedRows());
+            previous.ranOn(lease, lease.epoch());
+            statement.ended(error, rows, affected);
         } else {
             statement.ended(error);
         }
-        lease.afterResponse(statusFlags, inFlightInsert && !error);
+        leases.statementEnded(lease);
+        lease.afterResponse(statusFlags, inFlightInsert && !error, holdDiagnostics);
         afterStatement();
         cache.commandEnded(error);
         drain();
@@ -558,12 +576,16 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         if (closed) {
             return;
         }
-        boolean pinned = lease.pinned();
+        boolean pinned = lease.holdsSessionState();
+        boolean lostDiagnostics = lease.holdsDiagnostics();
         boolean running = busy && (lease == active || active == null);
         boolean relayed = running && lease == active && !lease.internalPending() && !uploading;
         boolean unread = lease.current() != null && !lease.current().relay().responseStarted();
         boolean setup = lease == active && lease.internalPending();
         lease.discard();
+        if (lostDiagnostics) {
+            leases.diagnosticsUnknown(); // the warnings were in that server session
+        }
         if (setup) {
             // a step of the router's own before the client's command died with the connection:
             // its callbacks, which would have sent or released the command, never run
@@ -615,11 +637,15 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         if (closed) {
             return;
         }
-        boolean pinned = lease.pinned();
+        boolean pinned = lease.holdsSessionState();
+        boolean lostDiagnostics = lease.holdsDiagnostics();
         boolean running = busy && lease == active;
         boolean relayed = running && !lease.internalPending() && !uploading;
         boolean setup = lease == active && lease.internalPending();
         lease.discard();
+        if (lostDiagnostics) {
+            leases.diagnosticsUnknown(); // the warnings were in that server session
+        }
         if (setup) {
             releaseUnsent(); // as in backendLost: the setup step's callbacks never run
         }
@@ -876,6 +902,11 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     }
 
     @Override
+    public void diagnosticsStatement() {
+        inFlightDiagnostics = true;
+    }
+
+    @Override
     public void reply(int sequenceId, OkPacket ok) {
         ctx.writeAndFlush(frame(sequenceId, out -> ok.write(out, capabilities)), ctx.voidPromise());
     }
@@ -883,6 +914,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
     @Override
     public void reply(int sequenceId, ErrPacket error) {
         services.metrics().error(error.code());
+        leases.diagnosticsUnknown(); // the router's own error is in no server session's diagnostics
         cache.commandEnded(true);
         ctx.writeAndFlush(frame(sequenceId, error::write), ctx.voidPromise());
     }

@@ -3,6 +3,7 @@ package io.shardgate.router.frontend;
 import io.netty.buffer.ByteBuf;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
+import io.shardgate.protocol.packet.ComStmtExecute;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.Command;
@@ -315,7 +316,11 @@ final class PreparedStatementCommands {
             case COM_STMT_EXECUTE -> {
                 lease.unpin(PinReason.LONG_DATA); // the long data is consumed by this execution
                 statement.longDataHostgroup = -1;
-                session.send(connection, packet, Response.RESULT_SET, StatementEffects.NONE, false);
+                // only an execution that asks for a cursor may end after the column definitions
+                Response response = ComStmtExecute.requestsCursor(packet.payload())
+                        ? Response.RESULT_SET_OR_CURSOR
+                        : Response.RESULT_SET;
+                session.send(connection, packet, response, StatementEffects.NONE, false);
             }
             case COM_STMT_FETCH -> session.send(connection, packet, Response.ROWS, StatementEffects.NONE, false);
             case COM_STMT_RESET -> session.send(connection, packet, Response.SINGLE, StatementEffects.NONE, false);

@@ -13,7 +13,7 @@ final class PreviousStatementCheck {
 
     /** The refusal for a statement that reads the previous statement's outcome on {@code lease}, or null to run it. */
     static ErrPacket refusal(SessionPort session, BackendLease lease) {
-        if (session.previous().serverKnows(lease, lease.current() != null, lease.holds())) {
+        if (session.previous().serverKnows(lease, lease.current() != null, lease.epoch())) {
             return null;
         }
         return Errors.notSupported("FOUND_ROWS() or ROW_COUNT() after a statement that ran on several shards or on"

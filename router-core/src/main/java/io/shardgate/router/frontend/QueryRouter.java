@@ -13,13 +13,17 @@ import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.routing.StatementFacts;
 import io.shardgate.router.routing.StatementRouter;
 import io.shardgate.router.session.ConnectionIdCall;
+import io.shardgate.router.session.DiagnosticsStatement;
 import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.ProcesslistQuery;
+import io.shardgate.router.session.StatementEffects;
+import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.rule.QueryRuleMatch;
 import io.shardgate.sharding.rule.RuleSnapshot;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -49,6 +53,10 @@ final class QueryRouter {
 
     /** Routes {@code sql}, the text of {@code packet} (a COM_QUERY); takes ownership of the packet. */
     void route(Packet packet, String sql) {
+        if (DiagnosticsStatement.is(sql)) {
+            diagnostics(packet, sql);
+            return;
+        }
         // bytes not valid in the client's character set (binary data in a literal) decode to U+FFFD:
         // text rendered from it would not carry them (see TextBytes)
         boolean lossy = sql.indexOf('\uFFFD') >= 0 && !TextBytes.valid(packet.payload(), 1, session.textCharset());
@@ -87,6 +95,7 @@ final class QueryRouter {
         // a statement a query rule refuses never reaches the cache
         if (rule.error() == null
                 && session.cache().query(packet, digest, rule, rules, () -> route(queried, queriedSql))) {
+            session.leases().diagnosticsUnknown(); // (a wait for another session's fill routes again)
             return; // answered from the result cache, or waiting for another session's fill of it
         }
         Plan plan = StatementRouter.plans(rule) ? session.services().routing().plan(digest, schema, rules) : null;
@@ -193,8 +202,53 @@ final class QueryRouter {
         session.run(lease, send, Response.RESULT_SET, facts.effects(), facts.insert(), decision.reads());
     }
 
+    /**
+     * SHOW WARNINGS, SHOW ERRORS, @@warning_count, GET DIAGNOSTICS: on the connection that holds
+     * the previous statement's diagnostics; when it left none, on a connection whose diagnostics
+     * area {@link DiagnosticsHold#CLEAR} emptied first (the session's older warnings may be in it).
+     */
+    private void diagnostics(Packet packet, String sql) {
+        SessionLeases leases = session.leases();
+        StatementEffects effects = StatementScanner.scan(sql); // GET DIAGNOSTICS sets user variables
+        BackendLease holder = leases.diagnosticsHolder();
+        if (holder != null) {
+            session.diagnosticsStatement();
+            session.run(holder, packet, Response.RESULT_SET, effects, false);
+            return;
+        }
+        if (leases.diagnosticsLost()) {
+            packet.release();
+            session.reply(
+                    1,
+                    Errors.notSupported("SHOW WARNINGS/ERRORS, @@warning_count or GET DIAGNOSTICS after a statement"
+                            + " that ran on several shards or that the router answered itself"));
+            return;
+        }
+        BackendLease home = session.home();
+        if (!effects.pins().isEmpty()) {
+            home.pin(effects.pins());
+        }
+        session.diagnosticsStatement();
+        session.withConnection(
+                home,
+                packet,
+                connection -> home.runInternal(
+                        out -> out.writeByte(Command.COM_QUERY.code())
+                                .writeCharSequence(DiagnosticsHold.CLEAR, StandardCharsets.US_ASCII),
+                        Response.RESULT_SET,
+                        (response, failed) -> {
+                            if (failed) {
+                                session.fail(ErrPacket.read(response.skipBytes(4)));
+                            } else {
+                                session.send(connection, packet, Response.RESULT_SET, effects, false);
+                            }
+                        }),
+                false);
+    }
+
     /** Runs the statement on several hostgroups and merges the results. */
     private void scatter(Decision.Scatter decision) {
+        session.leases().diagnosticsUnknown(); // each shard holds its part of the warnings
         if (decision.writes()) {
             decision.targets().targets().forEach(t -> {
                 BackendLease lease = session.leases().get(t.hostgroup());
@@ -243,6 +297,7 @@ final class QueryRouter {
         } else if (decision instanceof Decision.EndEverywhere end) {
             session.transaction().savepointStatement(digest.text());
             packet.release();
+            session.leases().diagnosticsUnknown(); // several server sessions end the transaction
             List<BackendLease> reached = new ArrayList<>(end.hostgroups().size());
             for (int hostgroup : end.hostgroups()) {
                 reached.add(session.leases().find(hostgroup));

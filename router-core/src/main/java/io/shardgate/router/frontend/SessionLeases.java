@@ -29,6 +29,11 @@ final class SessionLeases {
     private ConnectionKind kind;
     /** The lease of the last statement: its status flags are the session's. */
     private BackendLease last;
+    /**
+     * The last statement's diagnostics are nowhere to read: it ran on several shards or the router
+     * answered it (cache, refusal, its own error), so SHOW WARNINGS is refused rather than guessed.
+     */
+    private boolean diagnosticsUnknown;
 
     SessionLeases(
             Hostgroups hostgroups,
@@ -152,6 +157,37 @@ final class SessionLeases {
     void kind(ConnectionKind kind) {
         this.kind = kind;
         leases.forEach(l -> l.kind(kind));
+    }
+
+    /** A statement ended on {@code on}: the diagnostics other connections hold are no longer the session's. */
+    void statementEnded(BackendLease on) {
+        diagnosticsUnknown = false;
+        for (BackendLease lease : leases) {
+            if (lease != on) {
+                lease.endDiagnosticsHold();
+            }
+        }
+    }
+
+    /** The statement in progress leaves diagnostics no single server session holds. */
+    void diagnosticsUnknown() {
+        diagnosticsUnknown = true;
+        leases.forEach(BackendLease::endDiagnosticsHold);
+    }
+
+    /** True when the last statement's diagnostics cannot be shown (see {@link #diagnosticsUnknown()}). */
+    boolean diagnosticsLost() {
+        return diagnosticsUnknown;
+    }
+
+    /** The lease whose connection holds the last statement's warnings or error, or null. */
+    BackendLease diagnosticsHolder() {
+        for (BackendLease lease : leases) {
+            if (lease.holdsDiagnostics()) {
+                return lease;
+            }
+        }
+        return null;
     }
 
     void clearStickyPins() {

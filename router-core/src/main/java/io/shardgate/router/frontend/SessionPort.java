@@ -135,6 +135,12 @@ interface SessionPort {
 
     void reply(int sequenceId, OkPacket ok);
 
+    /**
+     * The command about to run only reads the diagnostics area (SHOW WARNINGS...): its end keeps
+     * the connection's diagnostics hold as it was (see {@link DiagnosticsHold}).
+     */
+    void diagnosticsStatement();
+
     /** Answers with {@code error}: counted, and the command's result-cache fill abandoned. */
     void reply(int sequenceId, ErrPacket error);
 

@@ -19,6 +19,7 @@ public enum PinReason {
     HANDLER("HANDLER statement"),
     XA("XA transaction"),
     LAST_INSERT_ID("LAST_INSERT_ID() after an insert"),
+    DIAGNOSTICS("warnings or error of the last statement"),
     MULTIPLEXING_OFF("multiplexing disabled for the hostgroup"),
     QUERY_RULE("a query rule disabled multiplexing");
 

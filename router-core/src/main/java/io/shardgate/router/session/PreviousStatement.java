@@ -69,8 +69,9 @@ public final class PreviousStatement {
     }
 
     /**
-     * The statement in flight ran whole on the connection {@code lease} holds as its hold number
-     * {@code hold}: that server session knows its outcome (the router does not).
+     * The statement in flight ran whole on the connection {@code lease} holds, at its epoch {@code
+     * hold} (changed by a new borrow or a statement of the router's own): that server session knows
+     * its outcome (the router does not).
      */
     public void ranOn(Object lease, long hold) {
         if (recording) {
@@ -91,8 +92,8 @@ public final class PreviousStatement {
 
     /**
      * Whether the statement in flight may read FOUND_ROWS()/ROW_COUNT() on the connection {@code
-     * lease} holds ({@code holding}, as its hold number {@code hold}): the previous statement ran
-     * there and the connection has not left the session since.
+     * lease} holds ({@code holding}, at epoch {@code hold}): the previous statement ran there, and
+     * since then the connection has not left the session nor run a statement of the router's.
      */
     public boolean serverKnows(Object lease, boolean holding, long hold) {
         return holding && readLease != null && readLease == lease && readHold == hold;

@@ -76,10 +76,14 @@ class BackendRelayHandlerTest {
             new Case("prepare-params-only", Response.PREPARE, 0x0002, KEEP, false),
             new Case("prepare-neither", Response.PREPARE, KEEP, KEEP, false),
             new Case("execute-binary-rows", Response.RESULT_SET, 0x0002, 0x0002, false),
-            new Case("execute-cursor-open", Response.RESULT_SET, 0x0042, 0x0042, false),
+            // COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY: the cursor opens, no rows follow
+            new Case("execute-cursor-open", Response.RESULT_SET_OR_CURSOR, 0x0042, 0x0042, false),
             new Case("fetch-two-rows", Response.ROWS, 0x0042, 0x0042, false),
             new Case("fetch-last-rows", Response.ROWS, 0x0082, 0x0082, false),
-            new Case("fetch-err", Response.ROWS, KEEP, KEEP, true));
+            new Case("fetch-err", Response.ROWS, KEEP, KEEP, true),
+            // issue 23: result sets sent while the procedure's cursor is open, then the CALL's OK
+            new Case("call-cursor-loop", Response.RESULT_SET, 0x0022, 0x0022, false),
+            new Case("execute-call-cursor-flag", Response.RESULT_SET_OR_CURSOR, 0x0022, 0x0022, false));
 
     static Stream<Arguments> cases() {
         return Stream.of(true, false).flatMap(deprecateEof -> CASES.stream().map(c -> Arguments.of(c, deprecateEof)));
