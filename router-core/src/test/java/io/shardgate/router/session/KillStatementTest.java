@@ -42,10 +42,16 @@ class KillStatementTest {
                 "KILL                     | an id other than a number",
                 "KILL 99999999999999999999 | an id other than a number",
                 "SELECT 1; KILL 5         | multi-statement",
-                "/*!50000 KILL 5 */       | executable comment",
+                "/*M! KILL 5 */           | executable comment",
             })
     void refusesWhatItDoesNotCarryOut(String sql, String reason) {
         assertThat(KillStatement.parse(sql).refusal()).contains(reason);
+    }
+
+    @Test
+    void aMySqlExecutableCommentIsCode() {
+        // the session lexer reads /*!NNNNN ... */ as the server does: the KILL inside is the statement
+        assertThat(KillStatement.parse("/*!50000 KILL 5 */")).isEqualTo(new KillStatement(false, 5, null));
     }
 
     @Test
