@@ -74,7 +74,8 @@ public record KillStatement(boolean query, long id, String refusal) {
 
     /**
      * A KILL where a backend would run it but the router would not see it first: inside an
-     * executable MariaDB comment (/*M! ... */) opening the statement, or after a ';' (a multi-statement). Refused; null
+     * executable MariaDB comment ({@code /*M!} ...) opening the statement, or after a ';' (a
+     * multi-statement). Refused; null
      * when there is none (KILL as a name or in a string).
      */
     private static KillStatement hidden(Lexer lexer) {
