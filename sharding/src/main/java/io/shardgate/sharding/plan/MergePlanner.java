@@ -30,6 +30,8 @@ final class MergePlanner {
     private final Placement placement;
     private final List<SqlTemplate.Edit> edits = new ArrayList<>();
     private final List<String> hidden = new ArrayList<>();
+    /** The string columns the merge compares, with the hidden columns of their collation weights. */
+    private final List<MergeSpec.Weights> weights = new ArrayList<>();
     /** The argument of the DISTINCT aggregates (COUNT/SUM/AVG), which the shards group by too; or null. */
     private String distinctArgument;
 
@@ -62,14 +64,22 @@ final class MergePlanner {
         boolean merging = !shardLocal && (!group.isEmpty() || items.stream().anyMatch(MergePlanner::hasAggregate));
         if (merging) {
             for (SqlNode g : group) {
-                groupColumns.add(column(g, items, star, false));
+                Column c = column(g, items, star, false);
+                groupColumns.add(c);
+                weigh(c, items);
             }
             AggregateExpressionTranslator expressions =
                     new AggregateExpressionTranslator(this, group, groupColumns, aggregates);
             for (int i = 0; i < items.size(); i++) {
                 SqlCall agg = aggregate(items.get(i));
                 if (agg != null) {
-                    aggregates.add(aggregateOf(agg, i, star));
+                    Aggregate a = aggregateOf(agg, i, star);
+                    aggregates.add(a);
+                    if (a.function() == MergeSpec.Function.MIN || a.function() == MergeSpec.Function.MAX) {
+                        weigh(a.column(), source(agg));
+                    } else if (a.function() == MergeSpec.Function.COUNT_DISTINCT) {
+                        weigh(a.countColumn(), distinctArgument);
+                    }
                     continue;
                 }
                 if (hasAggregate(items.get(i))) {
@@ -125,6 +135,7 @@ final class MergePlanner {
                 if (e instanceof SqlDynamicParam p) {
                     // ORDER BY 2: a position or a constant, as the execution's literal says
                     sort.add(SortKey.position(p.getIndex(), desc));
+                    weighEveryItem(items, star);
                     continue;
                 }
                 if (e instanceof SqlLiteral) {
@@ -132,7 +143,11 @@ final class MergePlanner {
                 }
                 Column c = column(e, items, star, merging || select.isDistinct());
                 sort.add(new SortKey(c, desc));
+                weigh(c, items);
             }
+        }
+        if (select.isDistinct()) {
+            weighEveryItem(items, star);
         }
         int offset = -1;
         int count = -1;
@@ -164,7 +179,9 @@ final class MergePlanner {
                 hidden.size(),
                 false,
                 having,
-                computed);
+                computed,
+                weights,
+                false);
         return new Planned(StatementKind.SELECT, role, route, new ShardSql.Verbatim(), scatter, merge);
     }
 
@@ -303,6 +320,55 @@ final class MergePlanner {
                     + " aggregates on several shards");
         }
         return hiddenColumn(source(e));
+    }
+
+    /**
+     * Asks the shards for the collation weights of the merge key at {@code c}, a select item or a
+     * hidden column (see {@link MergeSpec.Weights}). Numbers and dates have no weights (NULL); the
+     * merge ignores them for such columns. A key with literals gets none: the hidden text cannot
+     * carry the execution's values, so the merge refuses to compare it if it is a string.
+     */
+    private void weigh(Column c, SqlNodeList items) {
+        if (c.fromEnd()) {
+            weigh(c, hidden.get(c.index()));
+        } else if (c.index() < items.size() && !mergedByValue(items.get(c.index()))) {
+            weigh(c, source(unalias(items.get(c.index()))));
+        }
+    }
+
+    /**
+     * Whether the merge computes the item from the shards' partial values (COUNT, SUM, AVG, an
+     * expression over aggregates): a shard's weight of its own partial value would be wrong for it,
+     * and the merge refuses to compare such an item if it is a string. MIN and MAX keep a shard's value.
+     */
+    private static boolean mergedByValue(SqlNode item) {
+        SqlCall agg = aggregate(item);
+        if (agg == null) {
+            return hasAggregate(item);
+        }
+        String name = agg.getOperator().getName().toUpperCase(Locale.ROOT);
+        return !name.equals("MIN") && !name.equals("MAX");
+    }
+
+    private void weigh(Column c, String expression) {
+        if (expression.contains("?")
+                || expression.contains("(...)")
+                || weights.stream().anyMatch(w -> w.value().equals(c))) {
+            return;
+        }
+        Column weight = hiddenColumn(MergeSpec.Weights.weightOf(expression));
+        Column pad = hiddenColumn(MergeSpec.Weights.padOf(expression));
+        weights.add(new MergeSpec.Weights(c, weight, pad));
+    }
+
+    /** Weighs every select item: DISTINCT compares them all, ORDER BY n any of them. */
+    private void weighEveryItem(SqlNodeList items, boolean star) {
+        if (star) {
+            return; // the items of * are unknown here: the merge refuses to compare their strings
+        }
+        for (int i = 0; i < items.size(); i++) {
+            weigh(new Column(i, false), items);
+        }
     }
 
     Column hiddenColumn(String expression) {
