@@ -465,7 +465,9 @@ class ResultCacheIT {
             assertThat(after.hits() + after.waits() - before.hits() - before.waits())
                     .as("the others answered by it")
                     .isEqualTo(readers - 1);
-            assertThat(executions(shard10, prefix) - selects).as("SELECTs the shard ran").isEqualTo(1);
+            assertThat(executions(shard10, prefix) - selects)
+                    .as("SELECTs the shard ran")
+                    .isEqualTo(1);
             try (Connection d = direct(shard10)) {
                 assertThat(first).isEqualTo(query(d, sql, key));
             }

@@ -7,9 +7,10 @@ import java.util.Arrays;
  * Collation weights as MariaDB's WEIGHT_STRING returns them, compared the way the server compares
  * the strings they weigh: byte by byte as unsigned numbers, and under a PAD SPACE collation with the
  * shorter weight extended by the weight of a space (so 'a' = 'a ' and 'a\t' &lt; 'a'). The pad is
- * what the shard computed for two spaces in the value's own collation ('' under NO PAD): a
- * single-level collation weighs them as one unit twice, a multi-level one (uca1400 *_as_cs) as
- * levels one after the other, where padding at the end is wrong, so those are refused.
+ * what the shard computed in the value's own collation: 'P' (PAD SPACE) or 'N' (NO PAD), then the
+ * weight of two spaces. A single-level collation weighs them as one unit twice; a multi-level one
+ * (uca1400 *_as_cs, 0900_as_cs) as its levels one after the other without a separator, where
+ * neither padding nor a plain byte comparison is proven exact, so those are refused.
  */
 final class WeightStrings {
     private WeightStrings() {}
@@ -26,7 +27,7 @@ final class WeightStrings {
             return c;
         }
         if (unit.length == 0) {
-            return a.length < b.length ? -1 : 1;
+            return a.length < b.length ? -1 : 1; // NO PAD: a proper prefix is less
         }
         byte[] longer = a.length > b.length ? a : b;
         int sign = a.length > b.length ? 1 : -1;
@@ -60,15 +61,21 @@ final class WeightStrings {
                 + new String(weight, 0, end, StandardCharsets.ISO_8859_1);
     }
 
-    /** The weight of one space (half the weight of two), or empty under NO PAD. */
+    /**
+     * The weight of one space under PAD SPACE, empty under NO PAD, from the shard's 'P' or 'N' and
+     * the weight of two spaces, which a single-level collation makes of one unit twice.
+     */
     private static byte[] unit(byte[] pad, String collation) {
-        int half = pad.length / 2;
-        if (pad.length % 2 != 0 || !Arrays.equals(pad, 0, half, pad, half, pad.length)) {
-            throw MergeException.unsupported("comparing strings on several shards under collation " + collation
-                    + ", which weighs characters on several levels: padding its weights with spaces is not proven"
-                    + " exact");
+        if (pad.length == 0 || (pad[0] != 'P' && pad[0] != 'N')) {
+            throw new MergeException("a shard sent a malformed collation pad for " + collation);
         }
-        return Arrays.copyOf(pad, half);
+        int half = (pad.length - 1) / 2;
+        if ((pad.length - 1) % 2 != 0 || half == 0 || !Arrays.equals(pad, 1, 1 + half, pad, 1 + half, pad.length)) {
+            throw MergeException.unsupported("comparing strings on several shards under collation " + collation
+                    + ", which weighs characters on several levels: its weight strings are not proven to compare"
+                    + " as the strings do");
+        }
+        return pad[0] == 'P' ? Arrays.copyOfRange(pad, 1, 1 + half) : new byte[0];
     }
 
     /** Weights of a single-level collation are whole units; anything else is not understood. */

@@ -99,9 +99,9 @@ final class ShardResponses {
         return w;
     }
 
-    /** The pad column's value: the collation's name, ':', the weight of two spaces (empty: NO PAD). */
+    /** The pad column's value: the collation's name, ':', 'P' (PAD SPACE), the weight of two spaces. */
     static byte[] pad(String collation, byte[] twoSpaces) {
-        byte[] name = (collation + ":").getBytes(StandardCharsets.US_ASCII);
+        byte[] name = (collation + ":P").getBytes(StandardCharsets.US_ASCII);
         byte[] out = Arrays.copyOf(name, name.length + twoSpaces.length);
         System.arraycopy(twoSpaces, 0, out, name.length, twoSpaces.length);
         return out;

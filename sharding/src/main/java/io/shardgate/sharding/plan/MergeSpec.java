@@ -107,11 +107,12 @@ public record MergeSpec(
 
     /**
      * Where the shards send the collation weights of the string column {@code value}: {@code
-     * weight} holds {@code WEIGHT_STRING(e)}, and {@code pad} e's collation name, ':', and the
-     * weight of two spaces in that collation under PAD SPACE or nothing under NO PAD ({@code
-     * IF(LEFT(e,0) = ' ', ...)}: '' = ' ' holds only when trailing spaces are ignored). Two values
-     * compare as their weights do byte by byte, the shorter padded with space weights. (WEIGHT_STRING
-     * of a number is NULL; the merge reads weights only for string columns.)
+     * weight} holds {@code WEIGHT_STRING(e)}, and {@code pad} e's collation name, ':', 'P' under
+     * PAD SPACE or 'N' under NO PAD ({@code LEFT(e,0) = ' '}: '' = ' ' holds only when trailing
+     * spaces are ignored), and the weight of two spaces in that collation (one unit twice unless the
+     * collation weighs several levels). Two values compare as their weights do byte by byte, the
+     * shorter padded with space weights under PAD SPACE. (WEIGHT_STRING of a number is NULL; the
+     * merge reads weights only for string columns.)
      */
     public record Weights(Column value, Column weight, Column pad) {
         /** The shard SQL of the weight of expression {@code e}. */
@@ -119,10 +120,10 @@ public record MergeSpec(
             return "WEIGHT_STRING(" + e + ")";
         }
 
-        /** The shard SQL of the collation and pad of expression {@code e} (binary: no padding). */
+        /** The shard SQL of the collation, padding and space weight of expression {@code e}. */
         public static String padOf(String e) {
-            return "CONCAT(COLLATION(" + e + "), ':', IF(LEFT(" + e + ",0) = ' ', WEIGHT_STRING(CONCAT(LEFT(" + e
-                    + ",0),'  ')), ''))";
+            return "CONCAT(COLLATION(" + e + "), ':', IF(LEFT(" + e + ",0) = ' ', 'P', 'N'), WEIGHT_STRING(CONCAT(LEFT("
+                    + e + ",0),'  ')))";
         }
 
         @Override
