@@ -198,7 +198,9 @@ final class ResultSetMerge {
     }
 
     private Comparator<MergedRow> comparator(List<SortKey> keys) {
-        int[] at = keys.stream().mapToInt(k -> column(k.column())).toArray();
+        int[] at = keys.stream()
+                .mapToInt(k -> sortColumn(k.column(), clientColumns, columns.length))
+                .toArray();
         boolean[] descending = new boolean[at.length];
         for (int i = 0; i < at.length; i++) {
             descending[i] = keys.get(i).descending();
@@ -233,6 +235,18 @@ final class ResultSetMerge {
             orders[i] = ColumnOrder.of(columns[i], i, weight[i], pad[i], spec.namesInByteOrder());
         }
         return orders;
+    }
+
+    /** The shard column of an ORDER BY key; {@code ORDER BY n} past the client's columns is MySQL's 1054. */
+    static int sortColumn(MergeSpec.Column c, int clientColumns, int total) {
+        if (!c.fromEnd() && c.index() >= clientColumns) {
+            throw MergeException.unknownOrderColumn(c.index() + 1);
+        }
+        int at = c.fromEnd() ? clientColumns + c.index() : c.index();
+        if (at < 0 || at >= total) {
+            throw new MergeException("the merge refers to column " + (at + 1) + " of " + total);
+        }
+        return at;
     }
 
     private int column(MergeSpec.Column c) {

@@ -234,7 +234,7 @@ public final class StreamingMerge {
         if (heads != null) {
             orders = ResultSetMerge.orders(first.toArray(new ResultColumn[0]), spec, c -> at(c, client, first.size()));
             keyColumns = spec.orderBy().stream()
-                    .mapToInt(k -> at(k.column(), client, first.size()))
+                    .mapToInt(k -> ResultSetMerge.sortColumn(k.column(), client, first.size()))
                     .toArray();
         }
         columns = first;

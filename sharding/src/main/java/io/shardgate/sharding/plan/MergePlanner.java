@@ -36,6 +36,9 @@ final class MergePlanner {
     private String distinctArgument;
 
     private Column distinctColumn;
+    /** The statement's select items (for {@link #weighAggregates}). */
+    private SqlNodeList itemsOf;
+
     /** HAVING for the merge to evaluate, or null. */
     private HavingCondition having;
 
@@ -54,6 +57,7 @@ final class MergePlanner {
 
     private Planned build(SqlSelect select, SqlOrderBy orderBy, Role role, Route route) {
         SqlNodeList items = select.getSelectList();
+        itemsOf = items;
         boolean star = items.stream().anyMatch(i -> i instanceof SqlIdentifier id && id.isStar());
         List<SqlNode> group =
                 select.getGroup() == null ? List.of() : select.getGroup().getList();
@@ -73,13 +77,7 @@ final class MergePlanner {
             for (int i = 0; i < items.size(); i++) {
                 SqlCall agg = aggregate(items.get(i));
                 if (agg != null) {
-                    Aggregate a = aggregateOf(agg, i, star);
-                    aggregates.add(a);
-                    if (a.function() == MergeSpec.Function.MIN || a.function() == MergeSpec.Function.MAX) {
-                        weigh(a.column(), source(agg));
-                    } else if (a.function() == MergeSpec.Function.COUNT_DISTINCT) {
-                        weigh(a.countColumn(), distinctArgument);
-                    }
+                    aggregates.add(aggregateOf(agg, i, star));
                     continue;
                 }
                 if (hasAggregate(items.get(i))) {
@@ -111,12 +109,14 @@ final class MergePlanner {
             if (distinctArgument != null) {
                 groupAlsoByDistinctArgument(select, group);
             }
+            weighAggregates(aggregates);
             if (select.getHaving() != null) {
                 if (star) {
                     throw new Unsupported("HAVING with SELECT * on several shards");
                 }
                 HavingCondition condition = new HavingTranslator(this, items, group, groupColumns, aggregates)
                         .condition(select.getHaving());
+                weighAggregates(aggregates);
                 if (!HavingTranslator.onlyKeys(condition, groupColumns)) {
                     // over aggregates the shards hold only parts of: the merge evaluates it
                     having = condition;
@@ -158,7 +158,9 @@ final class MergePlanner {
             }
             count = fetch.getIndex();
             offset = orderBy.offset == null ? -1 : ((SqlDynamicParam) orderBy.offset).getIndex();
-            limit(orderBy, merging, offset, count);
+            // a shard's DISTINCT over values and weights may keep 'a' and 'a ' apart (PAD SPACE): its
+            // first rows are then not its first distinct values, so each shard returns them all
+            limit(orderBy, merging || (select.isDistinct() && !weights.isEmpty()), offset, count);
         }
         if (!hidden.isEmpty()) {
             SqlParserPos last = items.get(items.size() - 1).getParserPosition();
@@ -359,6 +361,28 @@ final class MergePlanner {
         Column weight = hiddenColumn(MergeSpec.Weights.weightOf(expression));
         Column pad = hiddenColumn(MergeSpec.Weights.padOf(expression));
         weights.add(new MergeSpec.Weights(c, weight, pad));
+    }
+
+    /**
+     * Weighs the values MIN and MAX compare (select items, or hidden columns of aggregates inside
+     * expressions and HAVING) and the argument of COUNT(DISTINCT); called again once HAVING has
+     * added its own.
+     */
+    private void weighAggregates(List<Aggregate> aggregates) {
+        for (Aggregate a : aggregates) {
+            if (a.function() == MergeSpec.Function.MIN || a.function() == MergeSpec.Function.MAX) {
+                String expression = a.column().fromEnd() ? hidden.get(a.column().index()) : null;
+                if (expression == null) {
+                    SqlCall call = aggregate(itemsOf.get(a.column().index()));
+                    expression = call == null ? null : source(call);
+                }
+                if (expression != null) {
+                    weigh(a.column(), expression);
+                }
+            } else if (a.function() == MergeSpec.Function.COUNT_DISTINCT && distinctArgument != null) {
+                weigh(a.countColumn(), distinctArgument);
+            }
+        }
     }
 
     /** Weighs every select item: DISTINCT compares them all, ORDER BY n any of them. */

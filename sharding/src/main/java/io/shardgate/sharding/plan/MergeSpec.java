@@ -122,8 +122,9 @@ public record MergeSpec(
 
         /** The shard SQL of the collation, padding and space weight of expression {@code e}. */
         public static String padOf(String e) {
-            return "CONCAT(COLLATION(" + e + "), ':', IF(LEFT(" + e + ",0) = ' ', 'P', 'N'), WEIGHT_STRING(CONCAT(LEFT("
-                    + e + ",0),'  ')))";
+            // NULL for numbers, dates and binary strings, which the merge compares without weights
+            return "IF(COLLATION(" + e + ") = 'binary', NULL, CONCAT(COLLATION(" + e + "), ':', IF(LEFT(" + e
+                    + ",0) = ' ', 'P', 'N'), WEIGHT_STRING(CONCAT(LEFT(" + e + ",0),'  '))))";
         }
 
         @Override

@@ -148,6 +148,17 @@ final class UnionPlanner {
             }
         }
         List<MergeSpec.Weights> weights = weigh(selects, compared, edits);
+        if (distinct && !weights.isEmpty() && orderBy != null && orderBy.fetch != null) {
+            // a shard's UNION over values and weights may keep 'a' and 'a ' apart (PAD SPACE): its
+            // first rows are then not its first distinct values, so each shard returns them all
+            int keyword = context.text().lastIndexOf(" LIMIT ", limitStart(orderBy));
+            int end = Math.max(end(orderBy.fetch), orderBy.offset == null ? 0 : end(orderBy.offset));
+            if (keyword < 0) {
+                throw new MergePlanner.Unsupported("LIMIT syntax");
+            }
+            edits.removeIf(e -> e.start() == keyword); // LIMIT o+c
+            edits.add(new SqlTemplate.Edit(keyword, end, List.of()));
+        }
         edits.sort((a, b) -> Integer.compare(a.start(), b.start()));
         ShardSql scatter = edits.isEmpty()
                 ? new ShardSql.Verbatim()
@@ -216,6 +227,10 @@ final class UnionPlanner {
                     new Column(weighed.get(j), false), new Column(2 * j, true), new Column(2 * j + 1, true)));
         }
         return weights;
+    }
+
+    private static int limitStart(SqlOrderBy orderBy) {
+        return orderBy.offset != null ? Math.min(start(orderBy.offset), start(orderBy.fetch)) : start(orderBy.fetch);
     }
 
     private static List<Integer> allPositions(SqlSelect first) {
