@@ -36,6 +36,9 @@ final class MergePlanner {
     private String distinctArgument;
 
     private Column distinctColumn;
+    /** Select items with literals whose weights the shards are asked for (see {@link #weighWithLiterals}). */
+    private final List<ItemWithLiterals> withLiterals = new ArrayList<>();
+
     /** The statement's select items (for {@link #weighAggregates}). */
     private SqlNodeList itemsOf;
 
@@ -160,12 +163,18 @@ final class MergePlanner {
             offset = orderBy.offset == null ? -1 : ((SqlDynamicParam) orderBy.offset).getIndex();
             // a shard's DISTINCT over values and weights may keep 'a' and 'a ' apart (PAD SPACE): its
             // first rows are then not its first distinct values, so each shard returns them all
-            limit(orderBy, merging || (select.isDistinct() && !weights.isEmpty()), offset, count);
+            limit(orderBy, merging, select.isDistinct() && !weights.isEmpty(), offset, count);
         }
-        if (!hidden.isEmpty()) {
+        int hiddenCount = hidden.size() + 2 * withLiterals.size();
+        if (hiddenCount > 0) {
             SqlParserPos last = items.get(items.size() - 1).getParserPosition();
             int end = last.getEndColumnNum();
-            edits.add(new SqlTemplate.Edit(end, end, List.of(new ShardSql.Text(", " + String.join(", ", hidden)))));
+            List<ShardSql.Segment> added = new ArrayList<>();
+            if (!hidden.isEmpty()) {
+                added.add(new ShardSql.Text(", " + String.join(", ", hidden)));
+            }
+            weighWithLiterals(added);
+            edits.add(new SqlTemplate.Edit(end, end, added));
         }
         edits.sort((a, b) -> Integer.compare(a.start(), b.start()));
         ShardSql scatter = edits.isEmpty()
@@ -178,7 +187,7 @@ final class MergePlanner {
                 select.isDistinct(),
                 offset,
                 count,
-                hidden.size(),
+                hiddenCount,
                 false,
                 having,
                 computed,
@@ -187,7 +196,7 @@ final class MergePlanner {
         return new Planned(StatementKind.SELECT, role, route, new ShardSql.Verbatim(), scatter, merge);
     }
 
-    private void limit(SqlOrderBy orderBy, boolean merging, int offset, int count) {
+    private void limit(SqlOrderBy orderBy, boolean merging, boolean everyRow, int offset, int count) {
         int first =
                 orderBy.offset != null ? Math.min(start(orderBy.offset), start(orderBy.fetch)) : start(orderBy.fetch);
         int keyword = text.lastIndexOf(" LIMIT ", first);
@@ -198,6 +207,9 @@ final class MergePlanner {
         if (merging) {
             // groups span shards: each shard must return all its groups; the merge applies LIMIT
             edits.add(new SqlTemplate.Edit(keyword, end, List.of()));
+        } else if (everyRow) {
+            edits.add(new SqlTemplate.Edit(
+                    keyword, end, List.of(new ShardSql.Text(" LIMIT "), new ShardSql.EveryRowUnlessNone(count))));
         } else if (offset >= 0) {
             edits.add(new SqlTemplate.Edit(
                     keyword, end, List.of(new ShardSql.Text(" LIMIT "), new ShardSql.LimitSum(offset, count))));
@@ -334,7 +346,43 @@ final class MergePlanner {
         if (c.fromEnd()) {
             weigh(c, hidden.get(c.index()));
         } else if (c.index() < items.size() && !mergedByValue(items.get(c.index()))) {
-            weigh(c, source(unalias(items.get(c.index()))));
+            SqlNode e = unalias(items.get(c.index()));
+            String expression = source(e);
+            if (expression.contains("?")
+                    && !expression.contains("(...)")
+                    && weights.stream().noneMatch(w -> w.value().equals(c))
+                    && withLiterals.stream().noneMatch(w -> w.column().equals(c))) {
+                withLiterals.add(new ItemWithLiterals(c, start(e), end(e)));
+            } else {
+                weigh(c, expression);
+            }
+        }
+    }
+
+    /** A select item with literals the merge compares: its weights carry the execution's values. */
+    private record ItemWithLiterals(Column column, int start, int end) {}
+
+    /**
+     * Appends the weight and pad columns of the items with literals after every other hidden
+     * column, the item's text (with its slots) written where the expression goes.
+     */
+    private void weighWithLiterals(List<ShardSql.Segment> added) {
+        SqlTemplate template = new SqlTemplate(text);
+        int at = hidden.size();
+        for (ItemWithLiterals item : withLiterals) {
+            List<ShardSql.Segment> e = template.segments(item.start(), item.end(), List.of());
+            for (String sql : List.of(MergeSpec.Weights.weightOf("\0"), MergeSpec.Weights.padOf("\0"))) {
+                added.add(new ShardSql.Text(", "));
+                String[] parts = sql.split("\0", -1);
+                for (int i = 0; i < parts.length; i++) {
+                    if (i > 0) {
+                        added.addAll(e);
+                    }
+                    added.add(new ShardSql.Text(parts[i]));
+                }
+            }
+            weights.add(new MergeSpec.Weights(item.column(), new Column(at, true), new Column(at + 1, true)));
+            at += 2;
         }
     }
 
@@ -355,7 +403,8 @@ final class MergePlanner {
     private void weigh(Column c, String expression) {
         if (expression.contains("?")
                 || expression.contains("(...)")
-                || weights.stream().anyMatch(w -> w.value().equals(c))) {
+                || weights.stream().anyMatch(w -> w.value().equals(c))
+                || withLiterals.stream().anyMatch(w -> w.column().equals(c))) {
             return;
         }
         Column weight = hiddenColumn(MergeSpec.Weights.weightOf(expression));

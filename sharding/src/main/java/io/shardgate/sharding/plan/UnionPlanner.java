@@ -157,7 +157,8 @@ final class UnionPlanner {
                 throw new MergePlanner.Unsupported("LIMIT syntax");
             }
             edits.removeIf(e -> e.start() == keyword); // LIMIT o+c
-            edits.add(new SqlTemplate.Edit(keyword, end, List.of()));
+            edits.add(new SqlTemplate.Edit(
+                    keyword, end, List.of(new ShardSql.Text(" LIMIT "), new ShardSql.EveryRowUnlessNone(count))));
         }
         edits.sort((a, b) -> Integer.compare(a.start(), b.start()));
         ShardSql scatter = edits.isEmpty()
