@@ -348,8 +348,7 @@ final class MergePlanner {
         } else if (c.index() < items.size() && !mergedByValue(items.get(c.index()))) {
             SqlNode e = unalias(items.get(c.index()));
             String expression = source(e);
-            if (expression.contains("?")
-                    && !expression.contains("(...)")
+            if ((expression.contains("?") || expression.contains("(...)"))
                     && weights.stream().noneMatch(w -> w.value().equals(c))
                     && withLiterals.stream().noneMatch(w -> w.column().equals(c))) {
                 withLiterals.add(new ItemWithLiterals(c, start(e), end(e)));
