@@ -21,8 +21,9 @@ import java.util.Arrays;
  * weights do ({@link WeightStrings}: unsigned bytes, PAD SPACE by the weight of a space). Equal
  * weights are one group, one DISTINCT row. Binary strings (charset 63) compare byte by byte, as the
  * server does; table and database names (SHOW TABLES) too, as the server lists them. A non-binary
- * string without weights (a key with literals, the columns of {@code *}), a NULL weight of a
- * non-NULL string and a multi-level collation are refused (1235), never guessed. ENUM and SET
+ * string without weights (the columns of {@code *}, an item the merge computes, a HAVING constant),
+ * a NULL weight of a non-NULL string, values of two collations in one column and a multi-level
+ * collation are refused (1235), never guessed. ENUM and SET
  * values group by their text (a member's text is unique); ordering them is refused, as MySQL orders
  * them by their position in the column definition, which the rows do not carry.
  */
@@ -175,8 +176,8 @@ final class ColumnOrder {
     private MergeException unweighed() {
         String charset = Collations.charsetOf(characterSet);
         return MergeException.unsupported("comparing " + (charset == null ? "" : charset + " ")
-                + "strings on several shards without their collation weights (an expression with literals,"
-                + " a column of SELECT *, a HAVING condition on a string): MySQL compares them by the column's"
+                + "strings on several shards without their collation weights (a column of SELECT *, an item"
+                + " computed from aggregates, a HAVING condition on a string): MySQL compares them by the column's"
                 + " collation");
     }
 

@@ -339,8 +339,10 @@ final class MergePlanner {
     /**
      * Asks the shards for the collation weights of the merge key at {@code c}, a select item or a
      * hidden column (see {@link MergeSpec.Weights}). Numbers and dates have no weights (NULL); the
-     * merge ignores them for such columns. A key with literals gets none: the hidden text cannot
-     * carry the execution's values, so the merge refuses to compare it if it is a string.
+     * merge ignores them for such columns. A select item with literals is weighed with the
+     * execution's values ({@link #weighWithLiterals}); an ORDER BY or GROUP BY key with literals that
+     * is not selected is refused by {@link #hiddenColumn}. Items the merge computes get none, and the
+     * merge refuses to compare them if they are strings.
      */
     private void weigh(Column c, SqlNodeList items) {
         if (c.fromEnd()) {
