@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
+import io.shardgate.router.merge.MergeException;
 import io.shardgate.router.merge.ShardResultMerger;
 import io.shardgate.router.merge.StreamingMerge;
 import io.shardgate.sharding.digest.Digest;
@@ -272,8 +273,15 @@ class ShardMergeIT {
                 responses.add(binary ? shard.execute(sql) : shard.query(sql));
             }
             expected = binary ? set[0].execute(q.sql()) : set[0].query(q.sql());
-            merged = ShardResultMerger.merge(ALLOC, responses, spec, offset, count, binary, deprecateEof, 0x0002);
             DecodedResponse want = DecodedResponse.decode(expected, binary, deprecateEof);
+            try {
+                merged = ShardResultMerger.merge(ALLOC, responses, spec, offset, count, binary, deprecateEof, 0x0002);
+            } catch (MergeException e) {
+                // the session answers the client with this ERR (ORDER BY 3 of two columns: 1054, as MariaDB)
+                io.shardgate.protocol.packet.ErrPacket err = e.toErr();
+                assertThat(err.code() + " " + err.message()).as(q.sql()).isEqualTo(want.err());
+                return;
+            }
             DecodedResponse got = DecodedResponse.decode(merged, binary, deprecateEof);
             String context = q.sql() + "\nplan: " + plan.describe();
             assertThat(got.err()).as(context).isEqualTo(want.err());

@@ -56,6 +56,7 @@ public record ErrorCode(int code, String sqlState, String messageTemplate) {
             new ErrorCode(1203, "42000", "User %s already has more than 'max_user_connections' active connections");
     public static final ErrorCode ER_LOCK_WAIT_TIMEOUT =
             new ErrorCode(1205, "HY000", "Lock wait timeout exceeded; try restarting transaction");
+    public static final ErrorCode ER_BAD_FIELD_ERROR = new ErrorCode(1054, "42S22", "Unknown column '%s' in '%s'");
     public static final ErrorCode ER_WRONG_ARGUMENTS = new ErrorCode(1210, "HY000", "Incorrect arguments to %s");
     public static final ErrorCode ER_LOCK_DEADLOCK =
             new ErrorCode(1213, "40001", "Deadlock found when trying to get lock; try restarting transaction");

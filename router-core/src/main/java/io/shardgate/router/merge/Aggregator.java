@@ -61,23 +61,23 @@ final class Aggregator {
     /**
      * @param column shard column of the partial result (for AVG: the shard's SUM)
      * @param countColumn shard column of AVG's COUNT, or of a DISTINCT aggregate's argument; else -1
-     * @param input the shard's column definition at {@code column}
      * @param output the merged column's definition (AVG's type and scale)
-     * @param argument the definition of a DISTINCT aggregate's argument column, else null
+     * @param order the ordering of {@code column} (MIN, MAX)
+     * @param argumentOrder the ordering of a DISTINCT aggregate's argument column, else null
      */
     Aggregator(
             Function function,
             int column,
             int countColumn,
-            ResultColumn input,
             ResultColumn output,
-            ResultColumn argument) {
+            ColumnOrder order,
+            ColumnOrder argumentOrder) {
         this.function = function;
         this.column = column;
         this.countColumn = countColumn;
-        this.order = ColumnOrder.of(input);
-        this.argumentOrder = argument == null ? null : ColumnOrder.of(argument);
-        this.seenValues = argument == null ? null : new LinkedHashMap<>();
+        this.order = order;
+        this.argumentOrder = argumentOrder;
+        this.seenValues = argumentOrder == null ? null : new LinkedHashMap<>();
         this.floating = output.type() == MySqlType.DOUBLE || output.type() == MySqlType.FLOAT;
         this.scale = output.decimals();
     }
@@ -99,11 +99,10 @@ final class Aggregator {
             }
             case COUNT_DISTINCT, SUM_DISTINCT, AVG_DISTINCT -> {
                 Object v = row.value(countColumn);
-                return v == null ? 0 : addDistinct(argumentOrder.key(v), v);
+                return v == null ? 0 : addDistinct(argumentOrder.key(row), v);
             }
             case MIN, MAX -> {
-                Object v = row.value(column);
-                if (v != null && better(v)) {
+                if (row.value(column) != null && better(row)) {
                     long before = best == null ? 0 : best.heldBytes();
                     best = row.detached();
                     return best.heldBytes() - before;
@@ -132,18 +131,18 @@ final class Aggregator {
             }
             case COUNT_DISTINCT, SUM_DISTINCT, AVG_DISTINCT -> other.seenValues.forEach(this::addDistinct);
             case MIN, MAX -> {
-                if (other.best != null && better(other.best.value(column))) {
+                if (other.best != null && better(other.best)) {
                     best = other.best;
                 }
             }
         }
     }
 
-    private boolean better(Object v) {
+    private boolean better(ShardRow row) {
         if (best == null) {
             return true;
         }
-        int cmp = order.compare(v, best.value(column));
+        int cmp = order.compare(row, best);
         return function == Function.MIN ? cmp < 0 : cmp > 0;
     }
 

@@ -5,27 +5,27 @@ import io.shardgate.protocol.type.Collations;
 import io.shardgate.protocol.type.ColumnFlags;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.text.Normalizer;
 import java.time.Duration;
 import java.util.Arrays;
 
 /**
- * How MySQL compares two values of one result column, for ORDER BY, GROUP BY, DISTINCT, MIN and
- * MAX: numbers by value, temporal values by time, strings by collation. NULL sorts first.
+ * How MySQL compares two values of one result column, for ORDER BY, GROUP BY, DISTINCT, MIN, MAX
+ * and COUNT(DISTINCT): numbers by value, temporal values by time, strings by their collation. NULL
+ * sorts first.
  *
- * <p>Strings. A column definition carries the <em>result</em> character set's default collation
- * (e.g. 45 for every utf8mb4 column), not the column's own collation, but BINARY_FLAG marks binary
- * collations: so the collation is known up to its family. Charset 63 (VARBINARY, BLOB) compares
- * bytes; BINARY_FLAG (*_bin) compares UTF-8 bytes, which is code-point order, with PAD SPACE; every
- * other collation is treated as case- and accent-insensitive with PAD SPACE: trailing spaces are
- * ignored and each character weighs as its upper-case base letter (canonical decomposition without
- * combining marks), which is what utf8mb4_general_ci and latin1_swedish_ci do for the Latin letters
- * without language rules (swedish_ci orders Å, Ä, Ö after Z; that, expansions such as unicode_ci's
- * ß = ss and *_nopad_* collations are not reproduced). ENUM and SET values group by their text;
- * ordering them is refused (1235), as MySQL orders them by their index in the column definition,
- * which the rows do not carry. Hand-written because the exact weights live only in the server.
+ * <p>Strings. A column definition carries only the result character set's default collation, not
+ * the column's own, and no library reproduces every MySQL collation byte for byte; so the planner
+ * asks each shard for the server's own weights of every string the merge compares, as hidden
+ * columns ({@link io.shardgate.sharding.plan.MergeSpec.Weights}), and two strings compare as their
+ * weights do ({@link WeightStrings}: unsigned bytes, PAD SPACE by the weight of a space). Equal
+ * weights are one group, one DISTINCT row. Binary strings (charset 63) compare byte by byte, as the
+ * server does; table and database names (SHOW TABLES) too, as the server lists them. A non-binary
+ * string without weights (the columns of {@code *}, an item the merge computes, a HAVING constant),
+ * a NULL weight of a non-NULL string, values of two collations in one column and a multi-level
+ * collation are refused (1235), never guessed. ENUM and SET
+ * values group by their text (a member's text is unique); ordering them is refused, as MySQL orders
+ * them by their position in the column definition, which the rows do not carry.
  */
 final class ColumnOrder {
     private enum Kind {
@@ -33,64 +33,83 @@ final class ColumnOrder {
         FLOATING,
         TEMPORAL,
         BYTES,
-        BINARY_PADDED,
-        CASE_INSENSITIVE,
+        WEIGHTED,
+        UNWEIGHED,
         /** ENUM and SET: MySQL orders them by their position in the column's definition, which rows do not carry. */
         DEFINITION_ORDER
     }
 
     private final Kind kind;
-    private final Charset charset;
+    private final int column;
+    private final int weight;
+    private final int pad;
+    private final int characterSet;
+    /** The collation of the first string compared (see {@link #padOf}); the merge is one statement's. */
+    private String collation;
 
-    private ColumnOrder(Kind kind, Charset charset) {
+    private ColumnOrder(Kind kind, int column, int weight, int pad, int characterSet) {
         this.kind = kind;
-        this.charset = charset;
+        this.column = column;
+        this.weight = weight;
+        this.pad = pad;
+        this.characterSet = characterSet;
     }
 
-    static ColumnOrder of(ResultColumn column) {
-        return switch (column.type()) {
-            case TINY, SHORT, INT24, LONG, LONGLONG, YEAR, DECIMAL, NEWDECIMAL -> new ColumnOrder(Kind.NUMBER, null);
-            case FLOAT, DOUBLE -> new ColumnOrder(Kind.FLOATING, null);
-            case DATE, NEWDATE, DATETIME, DATETIME2, TIMESTAMP, TIMESTAMP2, TIME, TIME2 ->
-                new ColumnOrder(Kind.TEMPORAL, null);
-            default -> strings(column);
+    /**
+     * The ordering of shard column {@code at}.
+     *
+     * @param weight the shard column of its collation weights, or -1 when the shards send none
+     * @param pad the shard column of the weight of two spaces in its collation (empty: NO PAD)
+     * @param bytewise strings compare byte by byte (names of tables and databases)
+     */
+    static ColumnOrder of(ResultColumn definition, int at, int weight, int pad, boolean bytewise) {
+        Kind kind = switch (definition.type()) {
+            case TINY, SHORT, INT24, LONG, LONGLONG, YEAR, DECIMAL, NEWDECIMAL -> Kind.NUMBER;
+            case FLOAT, DOUBLE -> Kind.FLOATING;
+            case DATE, NEWDATE, DATETIME, DATETIME2, TIMESTAMP, TIMESTAMP2, TIME, TIME2 -> Kind.TEMPORAL;
+            default -> strings(definition, weight >= 0, bytewise);
         };
+        return new ColumnOrder(kind, at, weight, pad, definition.characterSet());
     }
 
-    private static ColumnOrder strings(ResultColumn column) {
+    private static Kind strings(ResultColumn column, boolean weighed, boolean bytewise) {
         if (ColumnFlags.has(column.flags(), ColumnFlags.ENUM_FLAG)
                 || ColumnFlags.has(column.flags(), ColumnFlags.SET_FLAG)) {
-            return new ColumnOrder(Kind.DEFINITION_ORDER, null);
+            return Kind.DEFINITION_ORDER;
         }
-        if (column.characterSet() == Collations.BINARY) {
-            return new ColumnOrder(Kind.BYTES, null);
+        if (column.characterSet() == Collations.BINARY || bytewise) {
+            return Kind.BYTES;
         }
-        if (ColumnFlags.has(column.flags(), ColumnFlags.BINARY_FLAG)) {
-            return new ColumnOrder(Kind.BINARY_PADDED, null);
-        }
-        String name = Collations.charsetOf(column.characterSet());
-        Charset charset =
-                name != null && name.startsWith("latin1") ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8;
-        return new ColumnOrder(Kind.CASE_INSENSITIVE, charset);
+        return weighed ? Kind.WEIGHTED : Kind.UNWEIGHED;
     }
 
-    /** Orders two values of this column, NULL first. */
-    int compare(Object a, Object b) {
-        if (a == null || b == null) {
-            return a == null ? (b == null ? 0 : -1) : 1;
+    /** Orders two rows by this column, NULL first. */
+    int compare(MergedRow a, MergedRow b) {
+        Object x = a.value(column);
+        Object y = b.value(column);
+        if (x == null || y == null) {
+            return x == null ? (y == null ? 0 : -1) : 1;
         }
+        if (kind == Kind.WEIGHTED) {
+            byte[] padA = padOf(a);
+            padOf(b);
+            return WeightStrings.compare(weighing(a, weight), weighing(b, weight), padA, collation);
+        }
+        return compareValues(x, y);
+    }
+
+    /**
+     * Orders two non-NULL values of this column (HAVING compares a column with a constant): numbers,
+     * times and binary strings; strings of a collation are refused, as a constant has no weights.
+     */
+    int compareValues(Object a, Object b) {
         return switch (kind) {
             case NUMBER -> compareNumbers(a, b);
             case FLOATING -> Double.compare(((Number) a).doubleValue() + 0.0, ((Number) b).doubleValue() + 0.0);
             case TEMPORAL ->
                 a instanceof Duration d ? d.compareTo((Duration) b) : ((MySqlDateTime) a).compareTo((MySqlDateTime) b);
             case BYTES -> Arrays.compareUnsigned((byte[]) a, (byte[]) b);
-            case BINARY_PADDED -> {
-                byte[] x = (byte[]) a;
-                byte[] y = (byte[]) b;
-                yield Arrays.compareUnsigned(x, 0, padEnd(x), y, 0, padEnd(y));
-            }
-            case CASE_INSENSITIVE -> weights((byte[]) a).compareTo(weights((byte[]) b));
+            case WEIGHTED, UNWEIGHED -> throw unweighed();
             case DEFINITION_ORDER ->
                 throw MergeException.unsupported("ordering an ENUM or SET column on several shards (ORDER BY, MIN, MAX,"
                         + " GROUP BY): MySQL orders it by the position of its values in the column definition");
@@ -98,10 +117,11 @@ final class ColumnOrder {
     }
 
     /**
-     * A value equal (equals and hashCode) for exactly the values this column compares equal: the
-     * group or DISTINCT key of a cell. Null stays null.
+     * A value equal (equals and hashCode) for exactly the rows this column compares equal: the
+     * group or DISTINCT key of a row's cell. Null stays null.
      */
-    Object key(Object v) {
+    Object key(MergedRow row) {
+        Object v = row.value(column);
         if (v == null) {
             return null;
         }
@@ -110,9 +130,55 @@ final class ColumnOrder {
             case FLOATING -> ((Number) v).doubleValue() + 0.0; // -0.0 + 0.0 is 0.0: MySQL has one zero
             case TEMPORAL -> v;
             case BYTES, DEFINITION_ORDER -> new String((byte[]) v, StandardCharsets.ISO_8859_1);
-            case BINARY_PADDED -> new String((byte[]) v, 0, padEnd((byte[]) v), StandardCharsets.ISO_8859_1);
-            case CASE_INSENSITIVE -> weights((byte[]) v);
+            case WEIGHTED -> {
+                byte[] p = padOf(row);
+                yield WeightStrings.key(weighing(row, weight), p, collation);
+            }
+            case UNWEIGHED -> throw unweighed();
         };
+    }
+
+    /**
+     * The weight of two spaces the shard sent beside a string of this column, after its collation's
+     * name and ':'; every value of the column must come with the same collation (the SELECTs of a
+     * UNION may differ), else MySQL would compare them by a third one.
+     */
+    private byte[] padOf(MergedRow row) {
+        byte[] p = weighing(row, pad);
+        int colon = 0;
+        while (colon < p.length && p[colon] != ':') {
+            colon++;
+        }
+        if (colon == p.length) {
+            throw new MergeException("a shard sent a collation weight without its collation");
+        }
+        String name = new String(p, 0, colon, StandardCharsets.ISO_8859_1);
+        if (collation == null) {
+            collation = name;
+        } else if (!collation.equals(name)) {
+            throw MergeException.unsupported("comparing strings of collations " + collation + " and " + name
+                    + " in one column on several shards");
+        }
+        return Arrays.copyOfRange(p, colon + 1, p.length);
+    }
+
+    /** The weight (or pad) the shard sent beside a non-NULL string of this column. */
+    private byte[] weighing(MergedRow row, int at) {
+        MergedRow source = row.source(column);
+        Object w = source == null ? null : source.value(at);
+        if (!(w instanceof byte[] bytes)) {
+            throw MergeException.unsupported("comparing a string on several shards whose collation weight the server"
+                    + " did not give (WEIGHT_STRING is NULL, as for a value longer than max_allowed_packet)");
+        }
+        return bytes;
+    }
+
+    private MergeException unweighed() {
+        String charset = Collations.charsetOf(characterSet);
+        return MergeException.unsupported("comparing " + (charset == null ? "" : charset + " ")
+                + "strings on several shards without their collation weights (a column of SELECT *, an item"
+                + " computed from aggregates, a HAVING condition on a string): MySQL compares them by the column's"
+                + " collation");
     }
 
     private static int compareNumbers(Object a, Object b) {
@@ -133,32 +199,5 @@ final class ColumnOrder {
             return BigDecimal.valueOf(l);
         }
         return new BigDecimal(v.toString());
-    }
-
-    private static int padEnd(byte[] b) {
-        int end = b.length;
-        while (end > 0 && b[end - 1] == ' ') {
-            end--;
-        }
-        return end;
-    }
-
-    /** The string of upper-case base letters that stands for a case- and accent-insensitive value. */
-    private String weights(byte[] value) {
-        String s = new String(value, 0, padEnd(value), charset);
-        StringBuilder w = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); ) {
-            int cp = s.codePointAt(i);
-            i += Character.charCount(cp);
-            if (cp < 0x80) {
-                w.append((char) (cp >= 'a' && cp <= 'z' ? cp - 32 : cp));
-            } else if (cp > 0xFFFF) {
-                w.append('\uFFFD'); // general_ci gives every supplementary character one weight
-            } else {
-                String base = Normalizer.normalize(String.valueOf((char) cp), Normalizer.Form.NFD);
-                w.append(Character.toUpperCase(base.charAt(0)));
-            }
-        }
-        return w.toString();
     }
 }

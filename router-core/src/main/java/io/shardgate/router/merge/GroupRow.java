@@ -77,6 +77,12 @@ final class GroupRow implements MergedRow {
     }
 
     @Override
+    public MergedRow source(int column) {
+        Aggregator a = aggregators[column];
+        return computed[column] != null ? this : a != null ? a.best() : first;
+    }
+
+    @Override
     public void copyCell(ByteBuf out, int column) {
         Aggregator a = aggregators[column];
         (a != null ? a.best() : first).copyCell(out, column);

@@ -61,7 +61,7 @@ final class GroupState {
     void add(ShardRow row) {
         Object[] key = new Object[keyColumns.length];
         for (int i = 0; i < key.length; i++) {
-            key[i] = orders[keyColumns[i]].key(row.value(keyColumns[i]));
+            key[i] = orders[keyColumns[i]].key(row);
         }
         Map<List<Object>, MergedRow> rows = byShard.get(row.shard);
         List<Object> k = Arrays.asList(key);

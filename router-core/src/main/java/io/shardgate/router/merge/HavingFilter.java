@@ -116,11 +116,11 @@ final class HavingFilter {
         MySqlType type = columns[column].type();
         boolean text = value instanceof byte[];
         if (text && (other instanceof String || other instanceof byte[])) {
-            return orders[column].compare(value, bytes(other));
+            return orders[column].compareValues(value, bytes(other));
         }
         if (isTemporal(type) && (other instanceof String || other instanceof byte[])) {
             try {
-                return orders[column].compare(value, TextValue.parse(bytes(other), type, false));
+                return orders[column].compareValues(value, TextValue.parse(bytes(other), type, false));
             } catch (IllegalArgumentException e) {
                 throw MergeException.unsupported("HAVING that compares a " + type + " with '"
                         + new String(bytes(other), StandardCharsets.UTF_8) + "' across shards");

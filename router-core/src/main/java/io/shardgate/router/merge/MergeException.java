@@ -29,6 +29,14 @@ public final class MergeException extends RuntimeException {
         return new MergeException(ErrorCode.ER_NOT_SUPPORTED_YET, what);
     }
 
+    /**
+     * ORDER BY n past the client's columns (the shards accepted it: they also return hidden
+     * columns): MySQL's ERR 1054.
+     */
+    static MergeException unknownOrderColumn(int position) {
+        return new MergeException(ErrorCode.ER_BAD_FIELD_ERROR, "Unknown column '" + position + "' in 'ORDER BY'");
+    }
+
     /** A computed value outside its type's range: MySQL's ERR 1690. */
     static MergeException outOfRange(String message) {
         return new MergeException(ErrorCode.ER_DATA_OUT_OF_RANGE, message);
@@ -39,7 +47,8 @@ public final class MergeException extends RuntimeException {
         String message;
         if (code.code() == ErrorCode.ER_NOT_SUPPORTED_YET.code()) {
             message = "This version of Shardgate doesn't yet support '" + getMessage() + "'";
-        } else if (code.code() == ErrorCode.ER_DATA_OUT_OF_RANGE.code()) {
+        } else if (code.code() == ErrorCode.ER_DATA_OUT_OF_RANGE.code()
+                || code.code() == ErrorCode.ER_BAD_FIELD_ERROR.code()) {
             message = getMessage();
         } else {
             message = "cannot merge the shards' results: " + getMessage();

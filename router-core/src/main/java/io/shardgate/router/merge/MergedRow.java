@@ -15,4 +15,12 @@ interface MergedRow {
 
     /** Copies a non-NULL, not computed cell's bytes as the server encoded them. */
     void copyCell(ByteBuf out, int column);
+
+    /**
+     * The shard row whose cell {@code column} is (MIN's or MAX's winner in a group), so the hidden
+     * columns that row sent about it (its collation weights) can be read; null when there is none.
+     */
+    default MergedRow source(int column) {
+        return this;
+    }
 }

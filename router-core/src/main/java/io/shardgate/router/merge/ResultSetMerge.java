@@ -78,10 +78,7 @@ final class ResultSetMerge {
                 names[at] = c.name(); // the item as the client wrote it, as MySQL names it
             }
         }
-        this.orders = new ColumnOrder[n];
-        for (int i = 0; i < n; i++) {
-            orders[i] = ColumnOrder.of(columns[i]);
-        }
+        this.orders = orders(columns, spec, this::column);
         List<SortKey> keys = spec.orderBy();
         if (keys.isEmpty() && !spec.groupBy().isEmpty()) {
             // MariaDB returns GROUP BY results sorted by the group keys when there is no ORDER BY
@@ -179,7 +176,7 @@ final class ResultSetMerge {
                     || a.function() == MergeSpec.Function.SUM_DISTINCT
                     || a.function() == MergeSpec.Function.AVG_DISTINCT;
             byColumn[at] = new Aggregator(
-                    a.function(), at, countAt, first.get(at), columns[at], distinct ? columns[countAt] : null);
+                    a.function(), at, countAt, columns[at], orders[at], distinct ? orders[countAt] : null);
         }
         return byColumn;
     }
@@ -191,7 +188,7 @@ final class ResultSetMerge {
             MergedRow row = rows.next();
             Object[] key = new Object[clientColumns];
             for (int i = 0; i < clientColumns; i++) {
-                key[i] = orders[i].key(row.value(i));
+                key[i] = orders[i].key(row);
             }
             if (seen.add(Arrays.asList(key))) {
                 out.add(row);
@@ -201,20 +198,55 @@ final class ResultSetMerge {
     }
 
     private Comparator<MergedRow> comparator(List<SortKey> keys) {
-        int[] at = keys.stream().mapToInt(k -> column(k.column())).toArray();
+        int[] at = keys.stream()
+                .mapToInt(k -> sortColumn(k.column(), clientColumns, columns.length))
+                .toArray();
         boolean[] descending = new boolean[at.length];
         for (int i = 0; i < at.length; i++) {
             descending[i] = keys.get(i).descending();
         }
         return (a, b) -> {
             for (int i = 0; i < at.length; i++) {
-                int c = orders[at[i]].compare(a.value(at[i]), b.value(at[i]));
+                int c = orders[at[i]].compare(a, b);
                 if (c != 0) {
                     return descending[i] ? -c : c;
                 }
             }
             return 0;
         };
+    }
+
+    /**
+     * Every shard column's ordering, string columns by the weights the spec says the shards send
+     * beside them; {@code at} maps a spec column to its shard column.
+     */
+    static ColumnOrder[] orders(
+            ResultColumn[] columns, MergeSpec spec, java.util.function.ToIntFunction<MergeSpec.Column> at) {
+        int[] weight = new int[columns.length];
+        int[] pad = new int[columns.length];
+        Arrays.fill(weight, -1);
+        for (MergeSpec.Weights w : spec.weights()) {
+            int value = at.applyAsInt(w.value());
+            weight[value] = at.applyAsInt(w.weight());
+            pad[value] = at.applyAsInt(w.pad());
+        }
+        ColumnOrder[] orders = new ColumnOrder[columns.length];
+        for (int i = 0; i < columns.length; i++) {
+            orders[i] = ColumnOrder.of(columns[i], i, weight[i], pad[i], spec.namesInByteOrder());
+        }
+        return orders;
+    }
+
+    /** The shard column of an ORDER BY key; {@code ORDER BY n} past the client's columns is MySQL's 1054. */
+    static int sortColumn(MergeSpec.Column c, int clientColumns, int total) {
+        if (!c.fromEnd() && c.index() >= clientColumns) {
+            throw MergeException.unknownOrderColumn(c.index() + 1);
+        }
+        int at = c.fromEnd() ? clientColumns + c.index() : c.index();
+        if (at < 0 || at >= total) {
+            throw new MergeException("the merge refers to column " + (at + 1) + " of " + total);
+        }
+        return at;
     }
 
     private int column(MergeSpec.Column c) {

@@ -232,12 +232,9 @@ public final class StreamingMerge {
                     + spec.hiddenColumns() + " hidden ones");
         }
         if (heads != null) {
-            orders = new ColumnOrder[first.size()];
-            for (int i = 0; i < orders.length; i++) {
-                orders[i] = ColumnOrder.of(first.get(i));
-            }
+            orders = ResultSetMerge.orders(first.toArray(new ResultColumn[0]), spec, c -> at(c, client, first.size()));
             keyColumns = spec.orderBy().stream()
-                    .mapToInt(k -> at(k.column(), client, first.size()))
+                    .mapToInt(k -> ResultSetMerge.sortColumn(k.column(), client, first.size()))
                     .toArray();
         }
         columns = first;
@@ -255,7 +252,7 @@ public final class StreamingMerge {
     private int compareRows(MergedRow a, MergedRow b) {
         List<SortKey> keys = spec.orderBy();
         for (int i = 0; i < keyColumns.length; i++) {
-            int c = orders[keyColumns[i]].compare(a.value(keyColumns[i]), b.value(keyColumns[i]));
+            int c = orders[keyColumns[i]].compare(a, b);
             if (c != 0) {
                 return keys.get(i).descending() ? -c : c;
             }

@@ -6,6 +6,8 @@ import static io.shardgate.router.merge.ShardResponses.decimal;
 import static io.shardgate.router.merge.ShardResponses.integer;
 import static io.shardgate.router.merge.ShardResponses.row;
 import static io.shardgate.router.merge.ShardResponses.varchar;
+import static io.shardgate.router.merge.ShardResponses.weights;
+import static io.shardgate.router.merge.ShardResponses.withGeneralCiWeights;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
@@ -56,7 +58,10 @@ class GroupedMergeTest {
                 Arguments.of(true, true));
     }
 
-    /** g (case-insensitive), COUNT, SUM(decimal), SUM(double), MIN(s), MAX(s), then x hidden. */
+    /**
+     * g (utf8mb4_general_ci), COUNT, SUM(decimal), SUM(double), MIN(s), MAX(s), then hidden: x and
+     * the weight and pad columns of g, MIN(s) and MAX(s).
+     */
     private static List<ColumnDefinition41> columns() {
         return List.of(
                 varchar("g"),
@@ -65,7 +70,18 @@ class GroupedMergeTest {
                 dbl("SUM(f)"),
                 varchar("MIN(s)"),
                 varchar("MAX(s)"),
-                integer("x"));
+                integer("x"),
+                weights("WEIGHT_STRING(g)"),
+                weights("pad g"),
+                weights("WEIGHT_STRING(MIN(s))"),
+                weights("pad MIN(s)"),
+                weights("WEIGHT_STRING(MAX(s))"),
+                weights("pad MAX(s)"));
+    }
+
+    /** A row of {@link #columns} from its client cells and x, with the weights a shard sends. */
+    private static List<Object> shardRow(Object... cells) {
+        return withGeneralCiWeights(row(cells), 0, 4, 5);
     }
 
     private static Column col(int index) {
@@ -74,7 +90,22 @@ class GroupedMergeTest {
 
     private static MergeSpec spec(
             List<SortKey> order, List<Column> group, List<Aggregate> aggregates, boolean distinct, boolean limit) {
-        return new MergeSpec(order, group, aggregates, distinct, limit ? 0 : -1, limit ? 1 : -1, 1, false);
+        return new MergeSpec(
+                order,
+                group,
+                aggregates,
+                distinct,
+                limit ? 0 : -1,
+                limit ? 1 : -1,
+                7,
+                false,
+                null,
+                List.of(),
+                List.of(
+                        new MergeSpec.Weights(col(0), new Column(1, true), new Column(2, true)),
+                        new MergeSpec.Weights(col(4), new Column(3, true), new Column(4, true)),
+                        new MergeSpec.Weights(col(5), new Column(5, true), new Column(6, true))),
+                false);
     }
 
     /** The statement families a grouped merge serves, over {@link #columns}. */
@@ -110,7 +141,7 @@ class GroupedMergeTest {
             List<List<Object>> rows = new ArrayList<>();
             int n = random.nextInt(5) == 0 ? 0 : random.nextInt(60);
             for (int i = 0; i < n; i++) {
-                rows.add(row(
+                rows.add(shardRow(
                         KEYS[random.nextInt(KEYS.length)],
                         (long) random.nextInt(100),
                         random.nextInt(8) == 0 ? null : BigDecimal.valueOf(random.nextInt(100_000) - 50_000, 2),
@@ -161,7 +192,7 @@ class GroupedMergeTest {
         shards = new ShardResponses(false, true);
         List<List<Object>> rows = new ArrayList<>();
         for (int i = 0; i < 20_000; i++) {
-            rows.add(row(KEYS[i % 3], 1L, BigDecimal.ONE, 1.0, "s", "s", (long) i));
+            rows.add(shardRow(KEYS[i % 3], 1L, BigDecimal.ONE, 1.0, "s", "s", (long) i));
         }
         List<ByteBuf> responses = List.of(shards.resultSet(columns(), rows), shards.resultSet(columns(), rows));
         long size = responses.get(0).readableBytes();
@@ -192,7 +223,7 @@ class GroupedMergeTest {
         shards = new ShardResponses(true, false);
         List<List<Object>> rows = new ArrayList<>();
         for (int i = 0; i < 5_000; i++) {
-            rows.add(row("group " + i, 1L, BigDecimal.ONE, 1.0, "s", "s", (long) i));
+            rows.add(shardRow("group " + i, 1L, BigDecimal.ONE, 1.0, "s", "s", (long) i));
         }
         ByteBuf response = shards.resultSet(columns(), rows);
         GroupedMerge merge = new GroupedMerge(ShardResponses.ALLOC, 2, specs().get(0), -1, -1, true, false, 64 * 1024);
@@ -218,7 +249,7 @@ class GroupedMergeTest {
         shards = new ShardResponses(false, false);
         List<List<Object>> rows = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            rows.add(row(KEYS[i % KEYS.length], 1L, BigDecimal.ONE, 1.0, "s", "s", (long) i));
+            rows.add(shardRow(KEYS[i % KEYS.length], 1L, BigDecimal.ONE, 1.0, "s", "s", (long) i));
         }
         ErrPacket err = new ErrPacket(1317, "70100", "Query execution was interrupted");
         List<ByteBuf> responses = List.of(

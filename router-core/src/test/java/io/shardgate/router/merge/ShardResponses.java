@@ -63,6 +63,66 @@ final class ShardResponses {
         return column(name, MySqlType.VAR_STRING, UTF8MB4_GENERAL_CI, 80, ColumnFlags.BINARY_FLAG, 0);
     }
 
+    /** A hidden column of collation weights (WEIGHT_STRING or the pad): VARBINARY. */
+    static ColumnDefinition41 weights(String name) {
+        return column(name, MySqlType.VAR_STRING, BINARY, 80, ColumnFlags.BINARY_FLAG, 0);
+    }
+
+    /**
+     * WEIGHT_STRING(s) under utf8mb4_general_ci for the ASCII letters, digits, space and 'é' the
+     * tests use, as MariaDB 11.4 returns it (two bytes per character, the upper-case letter; 'é' weighs
+     * as 'E'); null for NULL.
+     */
+    static byte[] generalCi(String s) {
+        if (s == null) {
+            return null;
+        }
+        byte[] w = new byte[2 * s.length()];
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == 'é') {
+                c = 'E';
+            } else if (c > 0x7E) {
+                throw new IllegalArgumentException("no known general_ci weight for " + c);
+            }
+            w[2 * i + 1] = (byte) Character.toUpperCase(c);
+        }
+        return w;
+    }
+
+    /** WEIGHT_STRING(s) under utf8mb4_bin for ASCII: three bytes per character, its code point. */
+    static byte[] bin(String s) {
+        byte[] w = new byte[3 * s.length()];
+        for (int i = 0; i < s.length(); i++) {
+            w[3 * i + 2] = (byte) s.charAt(i);
+        }
+        return w;
+    }
+
+    /** The pad column's value: the collation's name, ':', 'P' (PAD SPACE), the weight of two spaces. */
+    static byte[] pad(String collation, byte[] twoSpaces) {
+        byte[] name = (collation + ":P").getBytes(StandardCharsets.US_ASCII);
+        byte[] out = Arrays.copyOf(name, name.length + twoSpaces.length);
+        System.arraycopy(twoSpaces, 0, out, name.length, twoSpaces.length);
+        return out;
+    }
+
+    static final byte[] GENERAL_CI_PAD = pad("utf8mb4_general_ci", generalCi("  "));
+
+    /**
+     * {@code row} with, for each of its string cells at {@code at}, the weight and pad columns a shard
+     * sends for a utf8mb4_general_ci value, appended in that order.
+     */
+    static List<Object> withGeneralCiWeights(List<Object> row, int... at) {
+        List<Object> out = new ArrayList<>(row);
+        for (int i : at) {
+            Object v = row.get(i);
+            out.add(v == null ? null : generalCi(new String((byte[]) v, StandardCharsets.UTF_8)));
+            out.add(GENERAL_CI_PAD);
+        }
+        return out;
+    }
+
     /** A row's values as the codecs take them: strings become their UTF-8 bytes. */
     static List<Object> row(Object... values) {
         Object[] v = values.clone();

@@ -7,6 +7,8 @@ import static io.shardgate.router.merge.ShardResponses.integer;
 import static io.shardgate.router.merge.ShardResponses.row;
 import static io.shardgate.router.merge.ShardResponses.varchar;
 import static io.shardgate.router.merge.ShardResponses.varcharBin;
+import static io.shardgate.router.merge.ShardResponses.weights;
+import static io.shardgate.router.merge.ShardResponses.withGeneralCiWeights;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -66,6 +68,27 @@ class ShardResultMergerTest {
     private static MergeSpec spec(
             List<SortKey> order, List<Column> group, List<Aggregate> aggregates, boolean distinct, int hidden) {
         return new MergeSpec(order, group, aggregates, distinct, -1, -1, hidden, false);
+    }
+
+    /** The spec with the weights of string columns {@code value} at the hidden column pairs given. */
+    private static MergeSpec weighed(MergeSpec spec, MergeSpec.Weights... weights) {
+        return new MergeSpec(
+                spec.orderBy(),
+                spec.groupBy(),
+                spec.aggregates(),
+                spec.distinct(),
+                spec.offset(),
+                spec.count(),
+                spec.hiddenColumns(),
+                false,
+                null,
+                List.of(),
+                List.of(weights),
+                false);
+    }
+
+    private static MergeSpec.Weights weighedAt(Column value, int hiddenWeight) {
+        return new MergeSpec.Weights(value, hidden(hiddenWeight), hidden(hiddenWeight + 1));
     }
 
     private static Column col(int index) {
@@ -155,11 +178,19 @@ class ShardResultMergerTest {
     void combinesCountSumMinMaxWithoutGroupBy(boolean binary, boolean deprecateEof) {
         shards = new ShardResponses(binary, deprecateEof);
         List<ColumnDefinition41> cols = List.of(
-                bigint("COUNT(*)"), decimal("SUM(d)", 34, 2), dbl("SUM(f)"), varchar("MIN(s)"), integer("MAX(i)"));
-        ByteBuf s1 = shards.resultSet(cols, List.of(row(2L, new BigDecimal("1.25"), 0.5, "b", 7L)));
-        ByteBuf s2 = shards.resultSet(cols, List.of(row(0L, null, null, null, null)));
-        ByteBuf s3 = shards.resultSet(cols, List.of(row(3L, new BigDecimal("-3.50"), 0.25, "B", -2L)));
-        MergeSpec spec = spec(
+                bigint("COUNT(*)"),
+                decimal("SUM(d)", 34, 2),
+                dbl("SUM(f)"),
+                varchar("MIN(s)"),
+                integer("MAX(i)"),
+                weights("WEIGHT_STRING(MIN(s))"),
+                weights("pad"));
+        ByteBuf s1 =
+                shards.resultSet(cols, List.of(withGeneralCiWeights(row(2L, new BigDecimal("1.25"), 0.5, "b", 7L), 3)));
+        ByteBuf s2 = shards.resultSet(cols, List.of(withGeneralCiWeights(row(0L, null, null, null, null), 3)));
+        ByteBuf s3 = shards.resultSet(
+                cols, List.of(withGeneralCiWeights(row(3L, new BigDecimal("-3.50"), 0.25, "B", -2L), 3)));
+        MergeSpec unweighed = spec(
                 List.of(),
                 List.of(),
                 List.of(
@@ -169,7 +200,8 @@ class ShardResultMergerTest {
                         new Aggregate(Function.MIN, col(3), null),
                         new Aggregate(Function.MAX, col(4), null)),
                 false,
-                0);
+                2);
+        MergeSpec spec = weighed(unweighed, weighedAt(col(3), 0));
 
         MergedResponse r = merge(binary, deprecateEof, spec, -1, -1, s1, s2, s3);
         // MIN over a _ci column: 'b' and 'B' are equal, the first seen wins
@@ -236,20 +268,36 @@ class ShardResultMergerTest {
     void groupsCaseInsensitivelyAndSortsByTheKeysWithoutOrderBy(boolean binary, boolean deprecateEof) {
         shards = new ShardResponses(binary, deprecateEof);
         // SELECT k, COUNT(*), SUM(n) FROM t GROUP BY k
-        List<ColumnDefinition41> cols = List.of(varchar("k"), bigint("COUNT(*)"), decimal("SUM(n)", 33, 0));
+        List<ColumnDefinition41> cols = List.of(
+                varchar("k"),
+                bigint("COUNT(*)"),
+                decimal("SUM(n)", 33, 0),
+                weights("WEIGHT_STRING(k)"),
+                weights("pad"));
         ByteBuf s1 = shards.resultSet(
                 cols,
-                List.of(row(null, 1L, new BigDecimal("4")), row("b", 2L, new BigDecimal("3")), row("é", 1L, null)));
+                List.of(
+                        withGeneralCiWeights(row(null, 1L, new BigDecimal("4")), 0),
+                        withGeneralCiWeights(row("b", 2L, new BigDecimal("3")), 0),
+                        withGeneralCiWeights(row("é", 1L, null), 0)));
         ByteBuf s2 = shards.resultSet(
-                cols, List.of(row("A ", 1L, new BigDecimal("-1")), row("B", 1L, new BigDecimal("10"))));
-        ByteBuf s3 =
-                shards.resultSet(cols, List.of(row("a", 2L, new BigDecimal("5")), row("E", 1L, new BigDecimal("1"))));
-        MergeSpec spec = spec(
-                List.of(),
-                List.of(col(0)),
-                List.of(new Aggregate(Function.COUNT, col(1), null), new Aggregate(Function.SUM, col(2), null)),
-                false,
-                0);
+                cols,
+                List.of(
+                        withGeneralCiWeights(row("A ", 1L, new BigDecimal("-1")), 0),
+                        withGeneralCiWeights(row("B", 1L, new BigDecimal("10")), 0)));
+        ByteBuf s3 = shards.resultSet(
+                cols,
+                List.of(
+                        withGeneralCiWeights(row("a", 2L, new BigDecimal("5")), 0),
+                        withGeneralCiWeights(row("E", 1L, new BigDecimal("1")), 0)));
+        MergeSpec spec = weighed(
+                spec(
+                        List.of(),
+                        List.of(col(0)),
+                        List.of(new Aggregate(Function.COUNT, col(1), null), new Aggregate(Function.SUM, col(2), null)),
+                        false,
+                        2),
+                weighedAt(col(0), 0));
 
         MergedResponse r = merge(binary, deprecateEof, spec, -1, -1, s1, s2, s3);
         // 'A ' = 'a' (PAD SPACE, case-insensitive), 'é' = 'E' (accent-insensitive); the first seen spelling is kept
@@ -260,15 +308,22 @@ class ShardResultMergerTest {
     void groupsBinaryCollationsByBytesAndKeysNotSelected() {
         shards = new ShardResponses(false, true);
         // SELECT COUNT(*) FROM t GROUP BY k ORDER BY COUNT(*) DESC: k hidden, utf8mb4_bin
-        List<ColumnDefinition41> cols = List.of(bigint("COUNT(*)"), varcharBin("k"));
-        ByteBuf s1 = shards.resultSet(cols, List.of(row(1L, "a"), row(5L, "b")));
-        ByteBuf s2 = shards.resultSet(cols, List.of(row(2L, "A"), row(1L, "a ")));
-        MergeSpec spec = spec(
-                List.of(new SortKey(col(0), true)),
-                List.of(hidden(0)),
-                List.of(new Aggregate(Function.COUNT, col(0), null)),
-                false,
-                1);
+        List<ColumnDefinition41> cols =
+                List.of(bigint("COUNT(*)"), varcharBin("k"), weights("WEIGHT_STRING(k)"), weights("pad"));
+        byte[] pad = ShardResponses.pad("utf8mb4_bin", ShardResponses.bin("  "));
+        ByteBuf s1 = shards.resultSet(
+                cols, List.of(row(1L, "a", ShardResponses.bin("a"), pad), row(5L, "b", ShardResponses.bin("b"), pad)));
+        ByteBuf s2 = shards.resultSet(
+                cols,
+                List.of(row(2L, "A", ShardResponses.bin("A"), pad), row(1L, "a ", ShardResponses.bin("a "), pad)));
+        MergeSpec spec = weighed(
+                spec(
+                        List.of(new SortKey(col(0), true)),
+                        List.of(hidden(0)),
+                        List.of(new Aggregate(Function.COUNT, col(0), null)),
+                        false,
+                        3),
+                weighedAt(hidden(0), 1));
 
         MergedResponse r = merge(false, true, spec, -1, -1, s1, s2);
         // 'a' and 'a ' are one group (PAD SPACE), 'A' another
@@ -280,20 +335,31 @@ class ShardResultMergerTest {
     @MethodSource("protocols")
     void distinctThenOrderThenLimit(boolean binary, boolean deprecateEof) {
         shards = new ShardResponses(binary, deprecateEof);
-        List<ColumnDefinition41> cols = List.of(varchar("s"), decimal("d", 12, 2));
+        List<ColumnDefinition41> cols =
+                List.of(varchar("s"), decimal("d", 12, 2), weights("WEIGHT_STRING(s)"), weights("pad"));
         ByteBuf s1 = shards.resultSet(
-                cols, List.of(row("x", new BigDecimal("1.00")), row("y", new BigDecimal("2.50")), row("x", null)));
+                cols,
+                List.of(
+                        withGeneralCiWeights(row("x", new BigDecimal("1.00")), 0),
+                        withGeneralCiWeights(row("y", new BigDecimal("2.50")), 0),
+                        withGeneralCiWeights(row("x", null), 0)));
         ByteBuf s2 = shards.resultSet(
-                cols, List.of(row("X", new BigDecimal("1.00")), row("z", new BigDecimal("-2.50")), row("x", null)));
-        MergeSpec spec = new MergeSpec(
-                List.of(new SortKey(col(1), false), new SortKey(col(0), true)),
-                List.of(),
-                List.of(),
-                true,
-                0,
-                1,
-                0,
-                false);
+                cols,
+                List.of(
+                        withGeneralCiWeights(row("X", new BigDecimal("1.00")), 0),
+                        withGeneralCiWeights(row("z", new BigDecimal("-2.50")), 0),
+                        withGeneralCiWeights(row("x", null), 0)));
+        MergeSpec spec = weighed(
+                new MergeSpec(
+                        List.of(new SortKey(col(1), false), new SortKey(col(0), true)),
+                        List.of(),
+                        List.of(),
+                        true,
+                        0,
+                        1,
+                        2,
+                        false),
+                weighedAt(col(0), 0));
 
         MergedResponse r = merge(binary, deprecateEof, spec, 0, 10, s1, s2);
         assertThat(text(r)).isEqualTo(rows("x|NULL", "z|-2.50", "x|1.00", "y|2.50"));
@@ -343,17 +409,90 @@ class ShardResultMergerTest {
     void countsDistinctValuesAcrossShardsAsTheCollationComparesThem(boolean binary, boolean deprecateEof) {
         shards = new ShardResponses(binary, deprecateEof);
         // SELECT COUNT(DISTINCT s) FROM t, sent as ... , s GROUP BY s; s is utf8mb4_general_ci
-        List<ColumnDefinition41> cols = List.of(bigint("COUNT(DISTINCT s)"), varchar("s"));
-        ByteBuf s1 = shards.resultSet(cols, List.of(row(0L, null), row(1L, "apple"), row(1L, "banana")));
-        ByteBuf s2 = shards.resultSet(cols, List.of(row(1L, "APPLE "), row(1L, "cherry")));
+        List<ColumnDefinition41> cols =
+                List.of(bigint("COUNT(DISTINCT s)"), varchar("s"), weights("WEIGHT_STRING(s)"), weights("pad"));
+        ByteBuf s1 = shards.resultSet(
+                cols,
+                List.of(
+                        withGeneralCiWeights(row(0L, null), 1),
+                        withGeneralCiWeights(row(1L, "apple"), 1),
+                        withGeneralCiWeights(row(1L, "banana"), 1)));
+        ByteBuf s2 = shards.resultSet(
+                cols, List.of(withGeneralCiWeights(row(1L, "APPLE "), 1), withGeneralCiWeights(row(1L, "cherry"), 1)));
         ByteBuf none = shards.resultSet(cols, List.of());
-        MergeSpec spec = spec(
-                List.of(), List.of(), List.of(new Aggregate(Function.COUNT_DISTINCT, col(0), hidden(0))), false, 1);
+        MergeSpec spec = weighed(
+                spec(
+                        List.of(),
+                        List.of(),
+                        List.of(new Aggregate(Function.COUNT_DISTINCT, col(0), hidden(0))),
+                        false,
+                        3),
+                weighedAt(hidden(0), 1));
 
         assertThat(text(merge(binary, deprecateEof, spec, -1, -1, s1, s2))).isEqualTo(rows("3"));
         assertThat(text(merge(binary, deprecateEof, spec, -1, -1, none, none)))
                 .as("over no rows: one row, 0")
                 .isEqualTo(rows("0"));
+    }
+
+    @Test
+    void ordersByWeightsWithPadSpaceSoATabSortsBeforeTheEnd() {
+        shards = new ShardResponses(false, true);
+        // SELECT s FROM t ORDER BY s, utf8mb4_general_ci: 'a' is compared as 'a ' padded, and TAB < ' '
+        List<ColumnDefinition41> cols = List.of(varchar("s"), weights("WEIGHT_STRING(s)"), weights("pad"));
+        ByteBuf s1 =
+                shards.resultSet(cols, List.of(withGeneralCiWeights(row("a\t"), 0), withGeneralCiWeights(row("b"), 0)));
+        ByteBuf s2 = shards.resultSet(cols, List.of(withGeneralCiWeights(row("a"), 0)));
+        MergeSpec spec = weighed(
+                spec(List.of(new SortKey(col(0), false)), List.of(), List.of(), false, 2), weighedAt(col(0), 0));
+
+        assertThat(text(merge(false, true, spec, -1, -1, s2, s1))).isEqualTo(rows("a\t", "a", "b"));
+    }
+
+    @Test
+    void refusesToCompareStringsWithoutTheirWeights() {
+        shards = new ShardResponses(false, true);
+        // SELECT DISTINCT CONCAT(s, 'x') FROM t: an expression with a literal gets no weights
+        List<ColumnDefinition41> cols = List.of(varchar("CONCAT(s, 'x')"));
+        ByteBuf s1 = shards.resultSet(cols, List.of(row("ax")));
+        ByteBuf s2 = shards.resultSet(cols, List.of(row("AX")));
+        MergeSpec spec = spec(List.of(), List.of(), List.of(), true, 0);
+
+        assertThatThrownBy(() -> merge(false, true, spec, -1, -1, s1, s2))
+                .isInstanceOfSatisfying(
+                        MergeException.class, e -> assertThat(e.toErr().code()).isEqualTo(1235))
+                .hasMessageContaining("without their collation weights");
+    }
+
+    @Test
+    void refusesValuesOfDifferentCollationsInOneColumn() {
+        shards = new ShardResponses(false, true);
+        // a UNION whose SELECTs read columns of two collations with the same pad
+        List<ColumnDefinition41> cols = List.of(varchar("s"), weights("WEIGHT_STRING(s)"), weights("pad"));
+        ByteBuf s1 = shards.resultSet(cols, List.of(withGeneralCiWeights(row("a"), 0)));
+        ByteBuf s2 = shards.resultSet(
+                cols,
+                List.of(row("b", ShardResponses.generalCi("B"), ShardResponses.pad("utf8mb4_unicode_ci", new byte[] {
+                    2, 9, 2, 9
+                }))));
+        MergeSpec spec = weighed(spec(List.of(), List.of(), List.of(), true, 2), weighedAt(col(0), 0));
+
+        assertThatThrownBy(() -> merge(false, true, spec, -1, -1, s1, s2))
+                .isInstanceOf(MergeException.class)
+                .hasMessageContaining("collations utf8mb4_general_ci and utf8mb4_unicode_ci");
+    }
+
+    @Test
+    void listsTableNamesInByteOrderAsTheServerDoes() {
+        shards = new ShardResponses(false, true);
+        // SHOW TABLES over two shards: MariaDB lists names in byte order, 'B2' before '_x' before 'a'
+        List<ColumnDefinition41> cols = List.of(varchar("Tables_in_shop"));
+        ByteBuf s1 = shards.resultSet(cols, List.of(row("B2"), row("a")));
+        ByteBuf s2 = shards.resultSet(cols, List.of(row("_x"), row("a")));
+        MergeSpec spec = spec(List.of(new SortKey(col(0), false)), List.of(), List.of(), true, 0)
+                .comparingNamesByBytes();
+
+        assertThat(text(merge(false, true, spec, -1, -1, s1, s2))).isEqualTo(rows("B2", "_x", "a"));
     }
 
     @Test

@@ -19,6 +19,10 @@ final class CatalogQueryText {
             Pattern.CASE_INSENSITIVE);
     private static final Pattern ALIASED =
             Pattern.compile("(?:^|[ )])(?:AS )?`?([A-Za-z_][A-Za-z0-9_$]*)`?$", Pattern.CASE_INSENSITIVE);
+    /** An item with an alias: the expression, then [AS] and a name; a bare (qualified) name has none. */
+    private static final Pattern ALIAS_AFTER =
+            Pattern.compile("(?is)^(.*?[)`\\w])\\s+(?:AS\\s+)?`?[A-Za-z_][A-Za-z0-9_$]*`?$");
+
     private static final Pattern ORDER_ITEM =
             Pattern.compile("^`?([A-Za-z_][A-Za-z0-9_$.]*)`?(?: (ASC|DESC))?$", Pattern.CASE_INSENSITIVE);
     private static final Pattern AGGREGATE =
@@ -28,10 +32,15 @@ final class CatalogQueryText {
     final boolean distinct;
     final List<MergeSpec.SortKey> orderBy;
 
-    private CatalogQueryText(String table, boolean distinct, List<MergeSpec.SortKey> orderBy) {
+    /** The select items without their aliases, as written. */
+    private final List<String> expressions;
+
+    private CatalogQueryText(
+            String table, boolean distinct, List<MergeSpec.SortKey> orderBy, List<String> expressions) {
         this.table = table;
         this.distinct = distinct;
         this.orderBy = orderBy;
+        this.expressions = expressions;
     }
 
     /** The clauses of {@code text}, or null when it is not a plain one-table information_schema SELECT. */
@@ -85,11 +94,60 @@ final class CatalogQueryText {
                         new MergeSpec.SortKey(new MergeSpec.Column(index, false), "DESC".equalsIgnoreCase(m.group(2))));
             }
         }
-        return new CatalogQueryText(table.group(1).toUpperCase(Locale.ROOT), distinct, keys);
+        List<String> expressions = new ArrayList<>();
+        for (String item : c.splitTopLevel(select)) {
+            expressions.add(expression(item.trim()));
+        }
+        return new CatalogQueryText(table.group(1).toUpperCase(Locale.ROOT), distinct, keys, expressions);
+    }
+
+    /** An item without its alias ({@code x AS y}, {@code f(x) y}); the item itself when it has none. */
+    private static String expression(String item) {
+        Matcher m = ALIAS_AFTER.matcher(item);
+        return m.matches() ? m.group(1) : item;
+    }
+
+    /**
+     * The select items the merge compares (all under DISTINCT, else the ORDER BY keys) whose
+     * collation weights the shards can be asked for (no literals), by position.
+     */
+    private List<Integer> weighed() {
+        java.util.Set<Integer> at = new java.util.TreeSet<>();
+        if (distinct) {
+            for (int i = 0; i < expressions.size(); i++) {
+                at.add(i);
+            }
+        }
+        orderBy.forEach(k -> at.add(k.column().index()));
+        at.removeIf(i -> expressions.get(i).contains("?"));
+        return List.copyOf(at);
+    }
+
+    /** {@code shardText} (this query with a condition) asking also for the weights of the compared items. */
+    String withWeights(String shardText) {
+        int from = new Clauses(shardText).topLevel(" FROM ", 0);
+        StringBuilder added = new StringBuilder();
+        for (int i : weighed()) {
+            String e = expressions.get(i);
+            added.append(", ")
+                    .append(MergeSpec.Weights.weightOf(e))
+                    .append(", ")
+                    .append(MergeSpec.Weights.padOf(e));
+        }
+        return shardText.substring(0, from) + added + shardText.substring(from);
     }
 
     MergeSpec merge() {
-        return new MergeSpec(orderBy, List.of(), List.of(), distinct, -1, -1, 0, false);
+        List<Integer> at = weighed();
+        List<MergeSpec.Weights> weights = new ArrayList<>();
+        for (int j = 0; j < at.size(); j++) {
+            weights.add(new MergeSpec.Weights(
+                    new MergeSpec.Column(at.get(j), false),
+                    new MergeSpec.Column(2 * j, true),
+                    new MergeSpec.Column(2 * j + 1, true)));
+        }
+        return new MergeSpec(
+                orderBy, List.of(), List.of(), distinct, -1, -1, 2 * at.size(), false, null, List.of(), weights, false);
     }
 
     /** Top-level positions in a normalized text: outside parentheses and back-quoted names. */

@@ -124,6 +124,9 @@ final class InformationSchemaPlanner {
             String condition = condition(hg, aliases);
             String shardText = condition == null ? null : withCondition(condition);
             if (shardText != null) {
+                shardText = query.withWeights(shardText);
+            }
+            if (shardText != null) {
                 byHostgroup.put(
                         hg,
                         new ShardSql.Template(new SqlTemplate(shardText).segments(0, shardText.length(), List.of())));

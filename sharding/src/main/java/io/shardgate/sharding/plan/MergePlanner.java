@@ -30,10 +30,18 @@ final class MergePlanner {
     private final Placement placement;
     private final List<SqlTemplate.Edit> edits = new ArrayList<>();
     private final List<String> hidden = new ArrayList<>();
+    /** The string columns the merge compares, with the hidden columns of their collation weights. */
+    private final List<MergeSpec.Weights> weights = new ArrayList<>();
     /** The argument of the DISTINCT aggregates (COUNT/SUM/AVG), which the shards group by too; or null. */
     private String distinctArgument;
 
     private Column distinctColumn;
+    /** Select items with literals whose weights the shards are asked for (see {@link #weighWithLiterals}). */
+    private final List<ItemWithLiterals> withLiterals = new ArrayList<>();
+
+    /** The statement's select items (for {@link #weighAggregates}). */
+    private SqlNodeList itemsOf;
+
     /** HAVING for the merge to evaluate, or null. */
     private HavingCondition having;
 
@@ -52,6 +60,7 @@ final class MergePlanner {
 
     private Planned build(SqlSelect select, SqlOrderBy orderBy, Role role, Route route) {
         SqlNodeList items = select.getSelectList();
+        itemsOf = items;
         boolean star = items.stream().anyMatch(i -> i instanceof SqlIdentifier id && id.isStar());
         List<SqlNode> group =
                 select.getGroup() == null ? List.of() : select.getGroup().getList();
@@ -62,7 +71,9 @@ final class MergePlanner {
         boolean merging = !shardLocal && (!group.isEmpty() || items.stream().anyMatch(MergePlanner::hasAggregate));
         if (merging) {
             for (SqlNode g : group) {
-                groupColumns.add(column(g, items, star, false));
+                Column c = column(g, items, star, false);
+                groupColumns.add(c);
+                weigh(c, items);
             }
             AggregateExpressionTranslator expressions =
                     new AggregateExpressionTranslator(this, group, groupColumns, aggregates);
@@ -101,12 +112,14 @@ final class MergePlanner {
             if (distinctArgument != null) {
                 groupAlsoByDistinctArgument(select, group);
             }
+            weighAggregates(aggregates);
             if (select.getHaving() != null) {
                 if (star) {
                     throw new Unsupported("HAVING with SELECT * on several shards");
                 }
                 HavingCondition condition = new HavingTranslator(this, items, group, groupColumns, aggregates)
                         .condition(select.getHaving());
+                weighAggregates(aggregates);
                 if (!HavingTranslator.onlyKeys(condition, groupColumns)) {
                     // over aggregates the shards hold only parts of: the merge evaluates it
                     having = condition;
@@ -125,6 +138,7 @@ final class MergePlanner {
                 if (e instanceof SqlDynamicParam p) {
                     // ORDER BY 2: a position or a constant, as the execution's literal says
                     sort.add(SortKey.position(p.getIndex(), desc));
+                    weighEveryItem(items, star);
                     continue;
                 }
                 if (e instanceof SqlLiteral) {
@@ -132,7 +146,11 @@ final class MergePlanner {
                 }
                 Column c = column(e, items, star, merging || select.isDistinct());
                 sort.add(new SortKey(c, desc));
+                weigh(c, items);
             }
+        }
+        if (select.isDistinct()) {
+            weighEveryItem(items, star);
         }
         int offset = -1;
         int count = -1;
@@ -143,12 +161,20 @@ final class MergePlanner {
             }
             count = fetch.getIndex();
             offset = orderBy.offset == null ? -1 : ((SqlDynamicParam) orderBy.offset).getIndex();
-            limit(orderBy, merging, offset, count);
+            // a shard's DISTINCT over values and weights may keep 'a' and 'a ' apart (PAD SPACE): its
+            // first rows are then not its first distinct values, so each shard returns them all
+            limit(orderBy, merging, select.isDistinct() && !weights.isEmpty(), offset, count);
         }
-        if (!hidden.isEmpty()) {
+        int hiddenCount = hidden.size() + 2 * withLiterals.size();
+        if (hiddenCount > 0) {
             SqlParserPos last = items.get(items.size() - 1).getParserPosition();
             int end = last.getEndColumnNum();
-            edits.add(new SqlTemplate.Edit(end, end, List.of(new ShardSql.Text(", " + String.join(", ", hidden)))));
+            List<ShardSql.Segment> added = new ArrayList<>();
+            if (!hidden.isEmpty()) {
+                added.add(new ShardSql.Text(", " + String.join(", ", hidden)));
+            }
+            weighWithLiterals(added);
+            edits.add(new SqlTemplate.Edit(end, end, added));
         }
         edits.sort((a, b) -> Integer.compare(a.start(), b.start()));
         ShardSql scatter = edits.isEmpty()
@@ -161,14 +187,16 @@ final class MergePlanner {
                 select.isDistinct(),
                 offset,
                 count,
-                hidden.size(),
+                hiddenCount,
                 false,
                 having,
-                computed);
+                computed,
+                weights,
+                false);
         return new Planned(StatementKind.SELECT, role, route, new ShardSql.Verbatim(), scatter, merge);
     }
 
-    private void limit(SqlOrderBy orderBy, boolean merging, int offset, int count) {
+    private void limit(SqlOrderBy orderBy, boolean merging, boolean everyRow, int offset, int count) {
         int first =
                 orderBy.offset != null ? Math.min(start(orderBy.offset), start(orderBy.fetch)) : start(orderBy.fetch);
         int keyword = text.lastIndexOf(" LIMIT ", first);
@@ -179,6 +207,9 @@ final class MergePlanner {
         if (merging) {
             // groups span shards: each shard must return all its groups; the merge applies LIMIT
             edits.add(new SqlTemplate.Edit(keyword, end, List.of()));
+        } else if (everyRow) {
+            edits.add(new SqlTemplate.Edit(
+                    keyword, end, List.of(new ShardSql.Text(" LIMIT "), new ShardSql.EveryRowUnlessNone(count))));
         } else if (offset >= 0) {
             edits.add(new SqlTemplate.Edit(
                     keyword, end, List.of(new ShardSql.Text(" LIMIT "), new ShardSql.LimitSum(offset, count))));
@@ -303,6 +334,115 @@ final class MergePlanner {
                     + " aggregates on several shards");
         }
         return hiddenColumn(source(e));
+    }
+
+    /**
+     * Asks the shards for the collation weights of the merge key at {@code c}, a select item or a
+     * hidden column (see {@link MergeSpec.Weights}). Numbers and dates have no weights (NULL); the
+     * merge ignores them for such columns. A select item with literals is weighed with the
+     * execution's values ({@link #weighWithLiterals}); an ORDER BY or GROUP BY key with literals that
+     * is not selected is refused by {@link #hiddenColumn}. Items the merge computes get none, and the
+     * merge refuses to compare them if they are strings.
+     */
+    private void weigh(Column c, SqlNodeList items) {
+        if (c.fromEnd()) {
+            weigh(c, hidden.get(c.index()));
+        } else if (c.index() < items.size() && !mergedByValue(items.get(c.index()))) {
+            SqlNode e = unalias(items.get(c.index()));
+            String expression = source(e);
+            if ((expression.contains("?") || expression.contains("(...)"))
+                    && weights.stream().noneMatch(w -> w.value().equals(c))
+                    && withLiterals.stream().noneMatch(w -> w.column().equals(c))) {
+                withLiterals.add(new ItemWithLiterals(c, start(e), end(e)));
+            } else {
+                weigh(c, expression);
+            }
+        }
+    }
+
+    /** A select item with literals the merge compares: its weights carry the execution's values. */
+    private record ItemWithLiterals(Column column, int start, int end) {}
+
+    /**
+     * Appends the weight and pad columns of the items with literals after every other hidden
+     * column, the item's text (with its slots) written where the expression goes.
+     */
+    private void weighWithLiterals(List<ShardSql.Segment> added) {
+        SqlTemplate template = new SqlTemplate(text);
+        int at = hidden.size();
+        for (ItemWithLiterals item : withLiterals) {
+            List<ShardSql.Segment> e = template.segments(item.start(), item.end(), List.of());
+            for (String sql : List.of(MergeSpec.Weights.weightOf("\0"), MergeSpec.Weights.padOf("\0"))) {
+                added.add(new ShardSql.Text(", "));
+                String[] parts = sql.split("\0", -1);
+                for (int i = 0; i < parts.length; i++) {
+                    if (i > 0) {
+                        added.addAll(e);
+                    }
+                    added.add(new ShardSql.Text(parts[i]));
+                }
+            }
+            weights.add(new MergeSpec.Weights(item.column(), new Column(at, true), new Column(at + 1, true)));
+            at += 2;
+        }
+    }
+
+    /**
+     * Whether the merge computes the item from the shards' partial values (COUNT, SUM, AVG, an
+     * expression over aggregates): a shard's weight of its own partial value would be wrong for it,
+     * and the merge refuses to compare such an item if it is a string. MIN and MAX keep a shard's value.
+     */
+    private static boolean mergedByValue(SqlNode item) {
+        SqlCall agg = aggregate(item);
+        if (agg == null) {
+            return hasAggregate(item);
+        }
+        String name = agg.getOperator().getName().toUpperCase(Locale.ROOT);
+        return !name.equals("MIN") && !name.equals("MAX");
+    }
+
+    private void weigh(Column c, String expression) {
+        if (expression.contains("?")
+                || expression.contains("(...)")
+                || weights.stream().anyMatch(w -> w.value().equals(c))
+                || withLiterals.stream().anyMatch(w -> w.column().equals(c))) {
+            return;
+        }
+        Column weight = hiddenColumn(MergeSpec.Weights.weightOf(expression));
+        Column pad = hiddenColumn(MergeSpec.Weights.padOf(expression));
+        weights.add(new MergeSpec.Weights(c, weight, pad));
+    }
+
+    /**
+     * Weighs the values MIN and MAX compare (select items, or hidden columns of aggregates inside
+     * expressions and HAVING) and the argument of COUNT(DISTINCT); called again once HAVING has
+     * added its own.
+     */
+    private void weighAggregates(List<Aggregate> aggregates) {
+        for (Aggregate a : aggregates) {
+            if (a.function() == MergeSpec.Function.MIN || a.function() == MergeSpec.Function.MAX) {
+                String expression = a.column().fromEnd() ? hidden.get(a.column().index()) : null;
+                if (expression == null) {
+                    SqlCall call = aggregate(itemsOf.get(a.column().index()));
+                    expression = call == null ? null : source(call);
+                }
+                if (expression != null) {
+                    weigh(a.column(), expression);
+                }
+            } else if (a.function() == MergeSpec.Function.COUNT_DISTINCT && distinctArgument != null) {
+                weigh(a.countColumn(), distinctArgument);
+            }
+        }
+    }
+
+    /** Weighs every select item: DISTINCT compares them all, ORDER BY n any of them. */
+    private void weighEveryItem(SqlNodeList items, boolean star) {
+        if (star) {
+            return; // the items of * are unknown here: the merge refuses to compare their strings
+        }
+        for (int i = 0; i < items.size(); i++) {
+            weigh(new Column(i, false), items);
+        }
     }
 
     Column hiddenColumn(String expression) {

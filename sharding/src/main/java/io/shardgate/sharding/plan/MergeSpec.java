@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * How the results of several targets become one result; unused when a plan runs on one target.
  * Rows of shard results have the client's columns first and {@code hiddenColumns} extra columns
- * last (ORDER BY or GROUP BY keys not selected, COUNTs of split AVGs), which the merge drops.
+ * last (ORDER BY or GROUP BY keys not selected, COUNTs of split AVGs, collation {@link Weights}),
+ * which the merge drops.
  *
  * <p>Order of operations: group rows by {@code groupBy} combining {@code aggregates} (all rows are
  * one group when there are aggregates and no keys), keep the groups {@code having} holds for, apply DISTINCT on the client's columns, sort by
@@ -18,6 +19,10 @@ import java.util.List;
  *     ORDER BY and LIMIT), or null
  * @param computed select items over aggregates the merge computes per group (see {@link
  *     MergeExpression})
+ * @param weights the hidden columns holding the collation weights of string columns the merge
+ *     compares (see {@link Weights}); a non-binary string compared without them is refused
+ * @param namesInByteOrder strings compare byte by byte: the server lists table and database names
+ *     (SHOW TABLES, SHOW DATABASES, SHOW TABLE STATUS) in byte order, whatever the collation
  */
 public record MergeSpec(
         List<SortKey> orderBy,
@@ -29,7 +34,9 @@ public record MergeSpec(
         int hiddenColumns,
         boolean sumAffectedRows,
         HavingCondition having,
-        List<Computed> computed) {
+        List<Computed> computed,
+        List<Weights> weights,
+        boolean namesInByteOrder) {
 
     public static final MergeSpec CONCAT = new MergeSpec(List.of(), List.of(), List.of(), false, -1, -1, 0, false);
     public static final MergeSpec AFFECTED_ROWS =
@@ -47,11 +54,83 @@ public record MergeSpec(
         this(orderBy, groupBy, aggregates, distinct, offset, count, hiddenColumns, sumAffectedRows, null, List.of());
     }
 
+    public MergeSpec(
+            List<SortKey> orderBy,
+            List<Column> groupBy,
+            List<Aggregate> aggregates,
+            boolean distinct,
+            int offset,
+            int count,
+            int hiddenColumns,
+            boolean sumAffectedRows,
+            HavingCondition having,
+            List<Computed> computed) {
+        this(
+                orderBy,
+                groupBy,
+                aggregates,
+                distinct,
+                offset,
+                count,
+                hiddenColumns,
+                sumAffectedRows,
+                having,
+                computed,
+                List.of(),
+                false);
+    }
+
+    /** This merge comparing strings byte by byte, as the server orders table and database names. */
+    public MergeSpec comparingNamesByBytes() {
+        return new MergeSpec(
+                orderBy,
+                groupBy,
+                aggregates,
+                distinct,
+                offset,
+                count,
+                hiddenColumns,
+                sumAffectedRows,
+                having,
+                computed,
+                weights,
+                true);
+    }
+
     public MergeSpec {
         orderBy = List.copyOf(orderBy);
         groupBy = List.copyOf(groupBy);
         aggregates = List.copyOf(aggregates);
         computed = List.copyOf(computed);
+        weights = List.copyOf(weights);
+    }
+
+    /**
+     * Where the shards send the collation weights of the string column {@code value}: {@code
+     * weight} holds {@code WEIGHT_STRING(e)}, and {@code pad} e's collation name, ':', 'P' under
+     * PAD SPACE or 'N' under NO PAD ({@code LEFT(e,0) = ' '}: '' = ' ' holds only when trailing
+     * spaces are ignored), and the weight of two spaces in that collation (one unit twice unless the
+     * collation weighs several levels). Two values compare as their weights do byte by byte, the
+     * shorter padded with space weights under PAD SPACE. (WEIGHT_STRING of a number is NULL; the
+     * merge reads weights only for string columns.)
+     */
+    public record Weights(Column value, Column weight, Column pad) {
+        /** The shard SQL of the weight of expression {@code e}. */
+        public static String weightOf(String e) {
+            return "WEIGHT_STRING(" + e + ")";
+        }
+
+        /** The shard SQL of the collation, padding and space weight of expression {@code e}. */
+        public static String padOf(String e) {
+            // NULL for numbers, dates and binary strings, which the merge compares without weights
+            return "IF(COLLATION(" + e + ") = 'binary', NULL, CONCAT(COLLATION(" + e + "), ':', IF(LEFT(" + e
+                    + ",0) = ' ', 'P', 'N'), WEIGHT_STRING(CONCAT(LEFT(" + e + ",0),'  '))))";
+        }
+
+        @Override
+        public String toString() {
+            return value + " by " + weight + " pad " + pad;
+        }
     }
 
     /**
@@ -142,7 +221,9 @@ public record MergeSpec(
                 hiddenColumns,
                 sumAffectedRows,
                 having == null ? null : having.resolve(values),
-                computed.stream().map(c -> c.resolve(values)).toList());
+                computed.stream().map(c -> c.resolve(values)).toList(),
+                weights,
+                namesInByteOrder);
     }
 
     /**

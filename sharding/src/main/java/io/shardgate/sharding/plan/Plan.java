@@ -171,6 +171,13 @@ public record Plan(
         if (merge.hiddenColumns() > 0) {
             m.put("hidden_columns", merge.hiddenColumns());
         }
+        if (!merge.weights().isEmpty()) {
+            ArrayNode w = m.putArray("collation_weights");
+            merge.weights().forEach(x -> w.add(x.toString()));
+        }
+        if (merge.namesInByteOrder()) {
+            m.put("names_in_byte_order", true);
+        }
         return m;
     }
 }

@@ -128,7 +128,7 @@ public sealed interface ShardSql
     }
 
     /** A piece of a template. */
-    sealed interface Segment permits Text, Slot, LimitSum, GeneratedKey, KeySlot {
+    sealed interface Segment permits Text, Slot, LimitSum, EveryRowUnlessNone, GeneratedKey, KeySlot {
         static void renderAll(List<Segment> segments, Values values, StringBuilder sql, List<Integer> params) {
             for (Segment s : segments) {
                 if (s instanceof Text t) {
@@ -145,6 +145,8 @@ public sealed interface ShardSql
                         sql.append(values.source(key.slot()));
                         values.parametersOf(key.slot(), params);
                     }
+                } else if (s instanceof EveryRowUnlessNone e) {
+                    e.render(values, sql, params);
                 } else {
                     ((LimitSum) s).render(values, sql, params);
                 }
@@ -162,6 +164,8 @@ public sealed interface ShardSql
                     b.append("{generated}");
                 } else if (s instanceof KeySlot key) {
                     b.append("{?").append(key.slot() + 1).append(" or generated}");
+                } else if (s instanceof EveryRowUnlessNone e) {
+                    b.append("{all unless ?").append(e.countSlot() + 1).append(" = 0}");
                 } else {
                     LimitSum l = (LimitSum) s;
                     b.append("{?")
@@ -216,6 +220,23 @@ public sealed interface ShardSql
      * LIMIT 18446744073709551615 is MySQL's "all the rows"). Values that are no LIMIT number go to the
      * shards as the client wrote them, for the shards to answer MySQL's own error.
      */
+    /**
+     * A LIMIT count for a shard that must return every row: 0 when the client's count is 0 (MariaDB
+     * types the columns of a LIMIT 0 result differently), else 18446744073709551615. A count that is
+     * no LIMIT number goes as the client wrote it, for the shards to answer MySQL's own error.
+     */
+    record EveryRowUnlessNone(int countSlot) implements Segment {
+        void render(Values values, StringBuilder sql, List<Integer> params) {
+            long count = LimitValue.of(values.scalar(countSlot));
+            if (count < 0) {
+                sql.append(values.source(countSlot));
+                values.parametersOf(countSlot, params);
+                return;
+            }
+            sql.append(count == 0 ? "0" : "18446744073709551615");
+        }
+    }
+
     record LimitSum(int offsetSlot, int countSlot) implements Segment {
         void render(Values values, StringBuilder sql, List<Integer> params) {
             long offset = LimitValue.of(values.scalar(offsetSlot));

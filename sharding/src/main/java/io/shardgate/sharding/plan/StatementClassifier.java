@@ -79,28 +79,30 @@ final class StatementClassifier {
             Pattern.compile("^SHOW TABLE STATUS (?:FROM|IN) (`[^`]*`|[^\\s`]+)", Pattern.CASE_INSENSITIVE);
     /** SHOW TABLE STATUS over several hostgroups: one row per table, sorted by name as MySQL lists them. */
     private static final MergeSpec BY_NAME = new MergeSpec(
-            List.of(new MergeSpec.SortKey(new MergeSpec.Column(0, false), false)),
-            List.of(),
-            List.of(),
-            false,
-            -1,
-            -1,
-            0,
-            false);
+                    List.of(new MergeSpec.SortKey(new MergeSpec.Column(0, false), false)),
+                    List.of(),
+                    List.of(),
+                    false,
+                    -1,
+                    -1,
+                    0,
+                    false)
+            .comparingNamesByBytes();
 
     private static final Pattern SHOW_TABLES = Pattern.compile(
             "^SHOW (?:FULL )?TABLES(?: (?:FROM|IN) (`[^`]*`|[^\\s`]+))?(?: LIKE \\?| WHERE .*)?$",
             Pattern.CASE_INSENSITIVE);
     /** SHOW TABLES over several shards: each lists its own, the client sees each name once, in order. */
     private static final MergeSpec TABLE_LIST = new MergeSpec(
-            List.of(new MergeSpec.SortKey(new MergeSpec.Column(0, false), false)),
-            List.of(),
-            List.of(),
-            true,
-            -1,
-            -1,
-            0,
-            false);
+                    List.of(new MergeSpec.SortKey(new MergeSpec.Column(0, false), false)),
+                    List.of(),
+                    List.of(),
+                    true,
+                    -1,
+                    -1,
+                    0,
+                    false)
+            .comparingNamesByBytes();
 
     private final RuleSnapshot rules;
     private final SchemaRule schema;

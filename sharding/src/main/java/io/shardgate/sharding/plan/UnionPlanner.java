@@ -68,7 +68,7 @@ final class UnionPlanner {
             return Planned.refuse(StatementKind.SELECT, "UNION over sharded tables: " + problem);
         }
         try {
-            return merge(selects.get(0), orderBy, !all, role, route);
+            return merge(selects, orderBy, !all, role, route);
         } catch (MergePlanner.Unsupported e) {
             return Planned.refuse(StatementKind.SELECT, "UNION over sharded tables: " + e.getMessage());
         }
@@ -105,9 +105,14 @@ final class UnionPlanner {
     }
 
     /** ORDER BY result columns (the first SELECT's names or positions) and LIMIT, merged. */
-    private Planned merge(SqlSelect first, SqlOrderBy orderBy, boolean distinct, Role role, Route route) {
+    private Planned merge(List<SqlSelect> selects, SqlOrderBy orderBy, boolean distinct, Role role, Route route) {
+        SqlSelect first = selects.get(0);
         List<SortKey> sort = new ArrayList<>();
         List<SqlTemplate.Edit> edits = new ArrayList<>();
+        java.util.Set<Integer> compared = new java.util.TreeSet<>();
+        if (distinct) {
+            compared.addAll(allPositions(first));
+        }
         int offset = -1;
         int count = -1;
         if (orderBy != null) {
@@ -116,8 +121,11 @@ final class UnionPlanner {
                 SqlNode e = desc ? ((SqlCall) o).operand(0) : o;
                 if (e instanceof SqlDynamicParam p) {
                     sort.add(SortKey.position(p.getIndex(), desc));
+                    compared.addAll(allPositions(first));
                 } else {
-                    sort.add(new SortKey(new Column(resultColumn(first, e), false), desc));
+                    int at = resultColumn(first, e);
+                    sort.add(new SortKey(new Column(at, false), desc));
+                    compared.add(at);
                 }
             }
             if (orderBy.fetch != null) {
@@ -139,12 +147,101 @@ final class UnionPlanner {
                 }
             }
         }
+        List<MergeSpec.Weights> weights = weigh(selects, compared, edits);
+        if (distinct && !weights.isEmpty() && orderBy != null && orderBy.fetch != null) {
+            // a shard's UNION over values and weights may keep 'a' and 'a ' apart (PAD SPACE): its
+            // first rows are then not its first distinct values, so each shard returns them all
+            int keyword = context.text().lastIndexOf(" LIMIT ", limitStart(orderBy));
+            int end = Math.max(end(orderBy.fetch), orderBy.offset == null ? 0 : end(orderBy.offset));
+            if (keyword < 0) {
+                throw new MergePlanner.Unsupported("LIMIT syntax");
+            }
+            edits.removeIf(e -> e.start() == keyword); // LIMIT o+c
+            edits.add(new SqlTemplate.Edit(
+                    keyword, end, List.of(new ShardSql.Text(" LIMIT "), new ShardSql.EveryRowUnlessNone(count))));
+        }
+        edits.sort((a, b) -> Integer.compare(a.start(), b.start()));
         ShardSql scatter = edits.isEmpty()
                 ? new ShardSql.Verbatim()
                 : new ShardSql.Template(new SqlTemplate(context.text())
                         .segments(0, context.text().length(), edits));
-        MergeSpec spec = new MergeSpec(sort, List.of(), List.of(), distinct, offset, count, 0, false);
+        MergeSpec spec = new MergeSpec(
+                sort,
+                List.of(),
+                List.of(),
+                distinct,
+                offset,
+                count,
+                2 * weights.size(),
+                false,
+                null,
+                List.of(),
+                weights,
+                false);
         return new Planned(StatementKind.SELECT, role, route, new ShardSql.Verbatim(), scatter, spec);
+    }
+
+    /**
+     * Adds to every SELECT of the union, after its items, the collation weights of the result
+     * columns at {@code positions} (see {@link MergeSpec.Weights}): each SELECT weighs its own item,
+     * and the merge refuses values of different collations in one column. A position where some
+     * SELECT's item has literals, or a SELECT with *, gets none: the merge refuses to compare its
+     * strings.
+     */
+    private List<MergeSpec.Weights> weigh(
+            List<SqlSelect> selects, java.util.Set<Integer> positions, List<SqlTemplate.Edit> edits) {
+        List<Integer> weighed = new ArrayList<>();
+        for (int at : positions) {
+            boolean plain = true;
+            for (SqlSelect select : selects) {
+                List<SqlNode> items = select.getSelectList().getList();
+                if (at >= items.size()
+                        || items.stream().anyMatch(i -> i instanceof SqlIdentifier id && id.isStar())
+                        || source(MergePlanner.unalias(items.get(at))).contains("?")
+                        || source(MergePlanner.unalias(items.get(at))).contains("(...)")) {
+                    plain = false;
+                }
+            }
+            if (plain) {
+                weighed.add(at);
+            }
+        }
+        if (weighed.isEmpty()) {
+            return List.of();
+        }
+        for (SqlSelect select : selects) {
+            List<SqlNode> items = select.getSelectList().getList();
+            StringBuilder added = new StringBuilder();
+            for (int at : weighed) {
+                String e = source(MergePlanner.unalias(items.get(at)));
+                added.append(", ")
+                        .append(MergeSpec.Weights.weightOf(e))
+                        .append(", ")
+                        .append(MergeSpec.Weights.padOf(e));
+            }
+            int end = end(items.get(items.size() - 1));
+            edits.add(new SqlTemplate.Edit(end, end, List.of(new ShardSql.Text(added.toString()))));
+        }
+        List<MergeSpec.Weights> weights = new ArrayList<>();
+        for (int j = 0; j < weighed.size(); j++) {
+            weights.add(new MergeSpec.Weights(
+                    new Column(weighed.get(j), false), new Column(2 * j, true), new Column(2 * j + 1, true)));
+        }
+        return weights;
+    }
+
+    private static int limitStart(SqlOrderBy orderBy) {
+        return orderBy.offset != null ? Math.min(start(orderBy.offset), start(orderBy.fetch)) : start(orderBy.fetch);
+    }
+
+    private static List<Integer> allPositions(SqlSelect first) {
+        return java.util.stream.IntStream.range(0, first.getSelectList().size())
+                .boxed()
+                .toList();
+    }
+
+    private String source(SqlNode node) {
+        return context.text().substring(start(node), end(node));
     }
 
     /** The position of the first SELECT's item that an ORDER BY key of the union names. */
