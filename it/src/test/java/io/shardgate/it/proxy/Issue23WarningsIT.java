@@ -168,7 +168,8 @@ class Issue23WarningsIT {
                         cluster.backend().rootPassword())) {
             assertThat(rawRow(a, "SELECT 1/0")).isEqualTo("NULL");
             // a statement without tables keeps the warning, so the held connection answers it
-            String backendId = rawRow(a, "SELECT CONNECTION_ID()");
+            // the backend thread holding the warning (CONNECTION_ID() answers the router session id)
+            String backendId = rawRow(a, "SELECT @@pseudo_thread_id");
             try (Statement s = root.createStatement()) {
                 s.execute("KILL " + backendId);
             }
