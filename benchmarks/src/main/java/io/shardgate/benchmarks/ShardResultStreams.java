@@ -70,7 +70,10 @@ final class ShardResultStreams {
                         MySqlType.NEWDECIMAL,
                         ColumnFlags.BINARY_FLAG,
                         0),
-                column("MAX(c)", MySqlType.STRING, UTF8MB4, 480, 0));
+                // binary (as MAX(c) over a BINARY/VARBINARY column): a non-binary string compared by the
+                // merge needs the collation-weight columns the planner adds, which these streams do not
+                // carry; bytes compare without them
+                column("MAX(c)", MySqlType.STRING, BINARY_CHARSET, 120, ColumnFlags.BINARY_FLAG));
     }
 
     /** Each shard's whole response to the ORDER BY statement, as bytes on the wire. */
