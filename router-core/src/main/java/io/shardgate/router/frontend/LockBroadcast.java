@@ -3,7 +3,6 @@ package io.shardgate.router.frontend;
 import io.netty.buffer.ByteBuf;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
-import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.session.PinReason;
@@ -36,12 +35,7 @@ final class LockBroadcast {
 
     private void runNext() {
         if (next == statements.size()) {
-            int status = session.leases().statusFlags();
-            session.finishRouted(
-                    firstError != null
-                            ? session.frame(1, firstError::write)
-                            : session.frame(
-                                    1, out -> OkPacket.of(0, 0, status, 0).write(out, session.capabilities())));
+            session.finishRoutedWith(firstError);
             return;
         }
         Map.Entry<Integer, String> statement = statements.get(next++);

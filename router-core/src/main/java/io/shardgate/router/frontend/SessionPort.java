@@ -127,6 +127,18 @@ interface SessionPort {
     /** Part of a merged answer ({@link #finishRouted} ends it): the result cache may collect it. */
     void writeRouted(ByteBuf frames);
 
+    /**
+     * Ends a command the router ran on several hostgroups in turn: the client gets {@code firstError},
+     * or OK with the session's status flags when every hostgroup succeeded.
+     */
+    default void finishRoutedWith(ErrPacket firstError) {
+        int status = leases().statusFlags();
+        finishRouted(
+                firstError != null
+                        ? frame(1, firstError::write)
+                        : frame(1, out -> OkPacket.of(0, 0, status, 0).write(out, capabilities())));
+    }
+
     /** A command started with {@link #startRouted} was answered with {@code response} (framed, released here). */
     void finishRouted(ByteBuf response);
 

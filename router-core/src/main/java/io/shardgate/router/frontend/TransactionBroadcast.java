@@ -3,7 +3,6 @@ package io.shardgate.router.frontend;
 import io.netty.buffer.ByteBuf;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
-import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.Command;
 import java.util.List;
 
@@ -34,12 +33,7 @@ final class TransactionBroadcast {
 
     private void runNext() {
         if (next == leases.size()) {
-            int status = session.leases().statusFlags();
-            session.finishRouted(
-                    firstError != null
-                            ? session.frame(1, firstError::write)
-                            : session.frame(
-                                    1, out -> OkPacket.of(0, 0, status, 0).write(out, session.capabilities())));
+            session.finishRoutedWith(firstError);
             return;
         }
         BackendLease lease = leases.get(next++);
