@@ -78,6 +78,12 @@ final class ResultSetMerge {
                 names[at] = c.name(); // the item as the client wrote it, as MySQL names it
             }
         }
+        for (int at = 0; at < clientColumns; at++) {
+            String written = spec.itemName(at);
+            if (written != null) {
+                names[at] = written; // rendered shard SQL named it otherwise
+            }
+        }
         this.orders = orders(columns, spec, this::column);
         List<SortKey> keys = spec.orderBy();
         if (keys.isEmpty() && !spec.groupBy().isEmpty()) {

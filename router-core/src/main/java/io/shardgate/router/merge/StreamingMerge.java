@@ -240,8 +240,8 @@ public final class StreamingMerge {
         columns = first;
         clientColumns = first.subList(0, client);
         writer.columnCount(client);
-        for (ResultColumn c : clientColumns) {
-            writer.columnDefinition(c, null);
+        for (int i = 0; i < client; i++) {
+            writer.columnDefinition(clientColumns.get(i), spec.itemName(i));
         }
         if (!deprecateEof) {
             writer.eof(0, statusFlags);

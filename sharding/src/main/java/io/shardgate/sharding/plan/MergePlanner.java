@@ -192,8 +192,36 @@ final class MergePlanner {
                 having,
                 computed,
                 weights,
-                false);
+                false,
+                edits.isEmpty() ? List.of() : renderedItemNames(items, star, computed));
         return new Planned(StatementKind.SELECT, role, route, new ShardSql.Verbatim(), scatter, merge);
+    }
+
+    /**
+     * The unaliased computed items of a select list sent to the shards as rendered SQL: their
+     * column names must be the client's text (the shards name them after the rendered text). Items
+     * the merge computes name themselves; plain columns and literals are named alike in both.
+     */
+    private List<MergeSpec.ItemName> renderedItemNames(
+            SqlNodeList items, boolean star, List<MergeSpec.Computed> computed) {
+        List<MergeSpec.ItemName> names = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            SqlNode item = items.get(i);
+            int index = i;
+            if (!(item instanceof SqlCall)
+                    || item.getKind() == SqlKind.AS
+                    || computed.stream()
+                            .anyMatch(c ->
+                                    c.column().index() == index && !c.column().fromEnd())) {
+                continue;
+            }
+            if (star) {
+                throw new Unsupported("unaliased expression " + source(item) + " next to * on several shards"
+                        + " (its column name would differ; give it an alias)");
+            }
+            names.add(new MergeSpec.ItemName(i, start(item), end(item)));
+        }
+        return names;
     }
 
     private void limit(SqlOrderBy orderBy, boolean merging, boolean everyRow, int offset, int count) {

@@ -23,6 +23,7 @@ import java.util.List;
  *     compares (see {@link Weights}); a non-binary string compared without them is refused
  * @param namesInByteOrder strings compare byte by byte: the server lists table and database names
  *     (SHOW TABLES, SHOW DATABASES, SHOW TABLE STATUS) in byte order, whatever the collation
+ * @param itemNames unaliased select items the shards name after rendered text (see {@link ItemName})
  */
 public record MergeSpec(
         List<SortKey> orderBy,
@@ -36,7 +37,8 @@ public record MergeSpec(
         HavingCondition having,
         List<Computed> computed,
         List<Weights> weights,
-        boolean namesInByteOrder) {
+        boolean namesInByteOrder,
+        List<ItemName> itemNames) {
 
     public static final MergeSpec CONCAT = new MergeSpec(List.of(), List.of(), List.of(), false, -1, -1, 0, false);
     public static final MergeSpec AFFECTED_ROWS =
@@ -77,7 +79,8 @@ public record MergeSpec(
                 having,
                 computed,
                 List.of(),
-                false);
+                false,
+                List.of());
     }
 
     /** This merge comparing strings byte by byte, as the server orders table and database names. */
@@ -94,7 +97,48 @@ public record MergeSpec(
                 having,
                 computed,
                 weights,
-                true);
+                true,
+                itemNames);
+    }
+
+    /** Every item named as the shards name it. */
+    public MergeSpec(
+            List<SortKey> orderBy,
+            List<Column> groupBy,
+            List<Aggregate> aggregates,
+            boolean distinct,
+            int offset,
+            int count,
+            int hiddenColumns,
+            boolean sumAffectedRows,
+            HavingCondition having,
+            List<Computed> computed,
+            List<Weights> weights,
+            boolean namesInByteOrder) {
+        this(
+                orderBy,
+                groupBy,
+                aggregates,
+                distinct,
+                offset,
+                count,
+                hiddenColumns,
+                sumAffectedRows,
+                having,
+                computed,
+                weights,
+                namesInByteOrder,
+                List.of());
+    }
+
+    /** The client's name of select item {@code index} when the shards name it otherwise, or null. */
+    public String itemName(int index) {
+        for (ItemName n : itemNames) {
+            if (n.index() == index) {
+                return n.name();
+            }
+        }
+        return null;
     }
 
     public MergeSpec {
@@ -103,6 +147,7 @@ public record MergeSpec(
         aggregates = List.copyOf(aggregates);
         computed = List.copyOf(computed);
         weights = List.copyOf(weights);
+        itemNames = List.copyOf(itemNames);
     }
 
     /**
@@ -159,6 +204,26 @@ public record MergeSpec(
     }
 
     /**
+     * An unaliased select item the shards compute from SQL rendered from the normalized text: MySQL
+     * names it after the client's text ({@code -c.id}), the shards after the rendered one ({@code -
+     * c.id}). {@code name} is the client's text for one execution (null until {@link #resolve}, or when
+     * it cannot be found: the shards' name stays).
+     *
+     * @param index the item's position in the select list
+     * @param textStart start of the item in the normalized text
+     * @param textEnd end of the item in the normalized text
+     */
+    public record ItemName(int index, int textStart, int textEnd, String name) {
+        public ItemName(int index, int textStart, int textEnd) {
+            this(index, textStart, textEnd, null);
+        }
+
+        ItemName resolve(Values values) {
+            return new ItemName(index, textStart, textEnd, ClientText.of(values.digest(), textStart, textEnd));
+        }
+    }
+
+    /**
      * A column of the shard result rows: {@code index} from the start, or, when {@code fromEnd},
      * from the start of the hidden columns (the client's column count may be unknown: {@code *}).
      */
@@ -198,7 +263,10 @@ public record MergeSpec(
      * its slots.
      */
     public MergeSpec resolve(Values values) {
-        if (orderBy.stream().allMatch(k -> k.positionSlot() < 0) && having == null && computed.isEmpty()) {
+        if (orderBy.stream().allMatch(k -> k.positionSlot() < 0)
+                && having == null
+                && computed.isEmpty()
+                && itemNames.isEmpty()) {
             return this;
         }
         List<SortKey> keys = new java.util.ArrayList<>();
@@ -223,7 +291,8 @@ public record MergeSpec(
                 having == null ? null : having.resolve(values),
                 computed.stream().map(c -> c.resolve(values)).toList(),
                 weights,
-                namesInByteOrder);
+                namesInByteOrder,
+                itemNames.stream().map(n -> n.resolve(values)).toList());
     }
 
     /**
