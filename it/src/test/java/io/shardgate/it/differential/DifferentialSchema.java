@@ -158,7 +158,7 @@ final class DifferentialSchema {
                     + " \"8-11\"}}",
             "  - {name: hc, strategy: hash, column: pid, buckets: 12, hostgroups: {10: \"0-3\", 20: \"4-7\", 30:"
                     + " \"8-11\"}}",
-            "  - {name: hs, strategy: hash, column: k, key_type: string, buckets: 12, hostgroups: {10: \"0-3\", 20:"
+            "  - {name: hs, strategy: hash, column: k, key_type: string, key_collation: utf8mb4_general_ci, buckets: 12, hostgroups: {10: \"0-3\", 20:"
                     + " \"4-7\", 30: \"8-11\"}}",
             "  - {name: rg, strategy: range, column: id, ranges: [{below: 0, hostgroup: 10}, {below: 1000, hostgroup:"
                     + " 20}, {hostgroup: 30}]}",

@@ -1,6 +1,7 @@
 package io.shardgate.router.columns;
 
 import io.shardgate.sharding.columns.ColumnCatalog;
+import io.shardgate.sharding.columns.TrackedColumn;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -18,16 +19,16 @@ final class ColumnsSql {
                 .sorted()
                 .map(s -> "'" + s.replace("\\", "\\\\").replace("'", "''") + "'")
                 .collect(Collectors.joining(", "));
-        return "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS"
+        return "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS"
                 + " WHERE TABLE_SCHEMA IN (" + names + ") ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION";
     }
 
-    /** Rows of {@link #select} as column lists by {@link ColumnCatalog#key}. */
-    static Map<String, List<String>> columnsByTable(List<List<String>> rows) {
-        Map<String, List<String>> out = new LinkedHashMap<>();
+    /** Rows of {@link #select} as column lists (names and collations) by {@link ColumnCatalog#key}. */
+    static Map<String, List<TrackedColumn>> columnsByTable(List<List<String>> rows) {
+        Map<String, List<TrackedColumn>> out = new LinkedHashMap<>();
         for (List<String> row : rows) {
             out.computeIfAbsent(ColumnCatalog.key(row.get(0), row.get(1)), k -> new ArrayList<>())
-                    .add(row.get(2));
+                    .add(new TrackedColumn(row.get(2), row.get(3)));
         }
         return out;
     }

@@ -17,6 +17,7 @@ import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.sharding.columns.ColumnAgreement;
 import io.shardgate.sharding.columns.ColumnCatalog;
 import io.shardgate.sharding.columns.TableColumns;
+import io.shardgate.sharding.columns.TrackedColumn;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,7 +103,7 @@ public final class SchemaTracker implements AutoCloseable {
             return done.setSuccess(routing.columns());
         }
         String sql = ColumnsSql.select(rules.schemas().keySet());
-        Map<Integer, Map<String, List<String>>> reports = new ConcurrentHashMap<>();
+        Map<Integer, Map<String, List<TrackedColumn>>> reports = new ConcurrentHashMap<>();
         List<Integer> ids = new ArrayList<>(rules.hostgroups());
         AtomicInteger waiting = new AtomicInteger(ids.size());
         for (int id : ids) {

@@ -2,6 +2,7 @@ package io.shardgate.router.columns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardgate.sharding.columns.TrackedColumn;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -14,20 +15,20 @@ class ColumnsSqlTest {
     void asksForTheListedSchemasInTableAndColumnOrderWithNamesQuoted() {
         assertThat(ColumnsSql.select(Set.of("shop", "o'k")))
                 .isEqualTo(
-                        "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS"
+                        "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS"
                                 + " WHERE TABLE_SCHEMA IN ('o''k', 'shop') ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION");
     }
 
     @Test
     void rowsBecomeColumnListsByLowerCaseTable() {
-        Map<String, List<String>> tables = ColumnsSql.columnsByTable(List.of(
-                Arrays.asList("Shop", "Orders", "id"),
-                Arrays.asList("Shop", "Orders", "customer_id"),
-                Arrays.asList("shop", "countries", "code")));
+        Map<String, List<TrackedColumn>> tables = ColumnsSql.columnsByTable(List.of(
+                Arrays.asList("Shop", "Orders", "id", null),
+                Arrays.asList("Shop", "Orders", "customer_id", null),
+                Arrays.asList("shop", "countries", "code", "utf8mb4_general_ci")));
 
         assertThat(tables)
                 .containsExactly(
-                        Map.entry("shop.orders", List.of("id", "customer_id")),
-                        Map.entry("shop.countries", List.of("code")));
+                        Map.entry("shop.orders", TrackedColumn.named("id", "customer_id")),
+                        Map.entry("shop.countries", List.of(new TrackedColumn("code", "utf8mb4_general_ci"))));
     }
 }

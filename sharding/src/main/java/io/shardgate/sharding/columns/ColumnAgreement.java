@@ -12,7 +12,7 @@ import java.util.Objects;
 /**
  * Builds a {@link ColumnCatalog} from what each hostgroup reported: a listed table is {@link
  * TableColumns.Known} only when every hostgroup its rule places it on reported the same column list
- * (names and order); otherwise it is {@link TableColumns.Disagreeing} with the differences named, or
+ * (names, order and collations); otherwise it is {@link TableColumns.Disagreeing} with the differences named, or
  * {@link TableColumns.Untracked} when a hostgroup did not answer. A pure function.
  */
 public final class ColumnAgreement {
@@ -23,7 +23,7 @@ public final class ColumnAgreement {
      *     ColumnCatalog#key}; a hostgroup missing from the map did not answer
      */
     public static ColumnCatalog catalog(
-            long version, RuleSnapshot rules, Map<Integer, Map<String, List<String>>> reports) {
+            long version, RuleSnapshot rules, Map<Integer, Map<String, List<TrackedColumn>>> reports) {
         Map<String, TableColumns> tables = new HashMap<>();
         for (SchemaRule schema : rules.schemas().values()) {
             for (TableRule table : schema.tables().values()) {
@@ -33,18 +33,19 @@ public final class ColumnAgreement {
         return new ColumnCatalog(version, tables);
     }
 
-    static TableColumns agreement(String schema, TableRule table, Map<Integer, Map<String, List<String>>> reports) {
+    static TableColumns agreement(
+            String schema, TableRule table, Map<Integer, Map<String, List<TrackedColumn>>> reports) {
         String key = ColumnCatalog.key(schema, table.name());
-        List<String> agreed = null;
+        List<TrackedColumn> agreed = null;
         int agreedOn = -1;
         List<String> differences = new ArrayList<>();
         for (int hostgroup : table.strategy().hostgroups()) {
-            Map<String, List<String>> report = reports.get(hostgroup);
+            Map<String, List<TrackedColumn>> report = reports.get(hostgroup);
             if (report == null) {
                 return new TableColumns.Untracked(
                         "hostgroup " + hostgroup + " did not report the columns of " + schema + "." + table.name());
             }
-            List<String> columns = report.get(key);
+            List<TrackedColumn> columns = report.get(key);
             if (agreedOn < 0) {
                 agreed = columns;
                 agreedOn = hostgroup;
@@ -60,10 +61,15 @@ public final class ColumnAgreement {
         if (agreed == null) {
             return new TableColumns.Untracked("table " + schema + "." + table.name() + " does not exist on its shards");
         }
-        return new TableColumns.Known(agreed);
+        return TableColumns.Known.of(agreed);
     }
 
-    private static String describe(List<String> columns) {
-        return columns == null ? "no such table" : "(" + String.join(", ", columns) + ")";
+    private static String describe(List<TrackedColumn> columns) {
+        return columns == null
+                ? "no such table"
+                : "("
+                        + String.join(
+                                ", ",
+                                columns.stream().map(TrackedColumn::toString).toList()) + ")";
     }
 }

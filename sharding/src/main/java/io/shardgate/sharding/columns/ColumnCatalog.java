@@ -1,5 +1,9 @@
 package io.shardgate.sharding.columns;
 
+import io.shardgate.sharding.rule.HashStrategy;
+import io.shardgate.sharding.rule.KeyCollation;
+import io.shardgate.sharding.rule.KeyType;
+import io.shardgate.sharding.rule.TableRule;
 import java.util.Locale;
 import java.util.Map;
 
@@ -25,6 +29,30 @@ public record ColumnCatalog(long version, Map<String, TableColumns> tables) {
                 ? found
                 : new TableColumns.Untracked(
                         "the router has not learned the columns of " + schema + "." + table + " yet (schema tracking)");
+    }
+
+    /**
+     * Why {@code rule}'s string sharding key cannot be routed by its hash, or null: the shards report
+     * a collation for the key column under which values the rule hashes apart are equal ({@code 'a'}
+     * and {@code 'A'} under a case-insensitive collation with {@code key_collation: binary}): such rows
+     * may live on different shards, so a lookup by key could miss rows and a unique key could be
+     * duplicated. Unknown columns (not tracked yet) are taken as the rule says.
+     */
+    public String keyCollationConflict(String schema, TableRule rule) {
+        if (!(rule.strategy() instanceof HashStrategy hash)
+                || hash.keyType() != KeyType.STRING
+                || !(lookup(schema, rule.name()) instanceof TableColumns.Known known)) {
+            return null;
+        }
+        String collation = known.collationOf(hash.column());
+        if (hash.keyCollation().fitsColumn(collation)) {
+            return null;
+        }
+        return "table " + schema + "." + rule.name() + " is hashed by " + hash.column() + " with key_collation: "
+                + hash.keyCollation().ruleName() + ", but the column's collation on the shards is " + collation
+                + ", under which keys hashed apart compare equal (rows could be missed or duplicated)."
+                + " Set the rule's key_collation to match (" + String.join(", ", KeyCollation.ruleNames())
+                + "; existing rows must then be moved) or give the column a binary collation";
     }
 
     /** The map key of a table: {@code schema.table}, lower case. */

@@ -56,7 +56,8 @@ public final class Planner {
 
     /**
      * Plans one statement with the tracked column lists {@code columns} (an INSERT without a column
-     * list into a sharded table reads its table's); the plan records their version if it read them.
+     * list into a sharded table reads its table's, a string sharding key its collation); the plan
+     * records their version if it read them.
      */
     public Plan plan(Digest digest, String schema, RuleSnapshot rules, ColumnCatalog columns) {
         boolean[] readColumns = {false};
@@ -126,9 +127,7 @@ public final class Planner {
                 }
                 case "INSERT":
                 case "REPLACE": {
-                    Planned planned = insert(parseText, first.equals("REPLACE"), queries);
-                    readColumns[0] = queries.readColumns();
-                    return planned;
+                    return insert(parseText, first.equals("REPLACE"), queries);
                 }
                 case "UPDATE":
                 case "DELETE": {
@@ -155,6 +154,8 @@ public final class Planner {
             Planned classified = new StatementClassifier(rules, schema, text).classify(message);
             // a locking read the parser cannot read still locks: it must run on the writer
             return LOCKING.matcher(parseText).find() ? classified.onWriter() : classified;
+        } finally {
+            readColumns[0] = queries.readColumns();
         }
     }
 

@@ -3,6 +3,8 @@ package io.shardgate.sharding.plan;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.sharding.columns.ColumnCatalog;
 import io.shardgate.sharding.columns.TableColumns;
+import io.shardgate.sharding.rule.HashStrategy;
+import io.shardgate.sharding.rule.KeyType;
 import io.shardgate.sharding.rule.Role;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import io.shardgate.sharding.rule.SchemaRule;
@@ -502,6 +504,15 @@ final class QueryPlanner {
             }
             return new TableRef(new TableRule(table, new SingleStrategy(defaultHostgroup)), table, nested);
         }
-        return new TableRef(s.resolve(table), table, nested);
+        TableRule rule = s.resolve(table);
+        if (rule.strategy() instanceof HashStrategy hash && hash.keyType() == KeyType.STRING) {
+            // the verdict changes with what schema tracking learns: the plan must be re-made then
+            readColumns = true;
+            String conflict = columns.keyCollationConflict(s.name(), rule);
+            if (conflict != null && resolveError == null) {
+                resolveError = conflict;
+            }
+        }
+        return new TableRef(rule, table, nested);
     }
 }

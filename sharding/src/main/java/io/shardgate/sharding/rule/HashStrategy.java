@@ -10,13 +10,20 @@ import java.util.List;
 public final class HashStrategy implements KeyedStrategy {
     private final String column;
     private final KeyType keyType;
+    private final KeyCollation keyCollation;
     private final int[] bucketHostgroups;
     private final List<Integer> hostgroups;
 
-    /** {@code bucketHostgroups[b]} is the hostgroup of bucket {@code b}. */
+    /** {@code bucketHostgroups[b]} is the hostgroup of bucket {@code b}; a binary key collation. */
     public HashStrategy(String column, KeyType keyType, int[] bucketHostgroups) {
+        this(column, keyType, KeyCollation.BINARY, bucketHostgroups);
+    }
+
+    /** {@code keyCollation} matters for {@link KeyType#STRING} keys only. */
+    public HashStrategy(String column, KeyType keyType, KeyCollation keyCollation, int[] bucketHostgroups) {
         this.column = column;
         this.keyType = keyType;
+        this.keyCollation = keyType == KeyType.STRING ? keyCollation : KeyCollation.BINARY;
         this.bucketHostgroups = bucketHostgroups.clone();
         this.hostgroups =
                 Arrays.stream(bucketHostgroups).distinct().sorted().boxed().toList();
@@ -35,6 +42,11 @@ public final class HashStrategy implements KeyedStrategy {
     @Override
     public KeyType keyType() {
         return keyType;
+    }
+
+    /** How string keys compare (binary for integer keys). */
+    public KeyCollation keyCollation() {
+        return keyCollation;
     }
 
     public int buckets() {
@@ -57,13 +69,14 @@ public final class HashStrategy implements KeyedStrategy {
             return key == null ? -1 : bucketHostgroups[KeyHash.bucket(key, bucketHostgroups.length)];
         }
         String key = KeyValues.toKeyString(value);
-        return key == null ? -1 : bucketHostgroups[KeyHash.bucket(key, bucketHostgroups.length)];
+        return key == null ? -1 : bucketHostgroups[KeyHash.bucket(key, keyCollation, bucketHostgroups.length)];
     }
 
     @Override
     public boolean placesAlike(KeyedStrategy other) {
         return other instanceof HashStrategy h
                 && h.keyType == keyType
+                && h.keyCollation == keyCollation
                 && Arrays.equals(h.bucketHostgroups, bucketHostgroups);
     }
 
@@ -79,6 +92,8 @@ public final class HashStrategy implements KeyedStrategy {
 
     @Override
     public String toString() {
-        return "hash(" + column + ", " + bucketHostgroups.length + " buckets on " + hostgroups + ")";
+        String collation =
+                keyType == KeyType.STRING && keyCollation != KeyCollation.BINARY ? " " + keyCollation.ruleName() : "";
+        return "hash(" + column + collation + ", " + bucketHostgroups.length + " buckets on " + hostgroups + ")";
     }
 }

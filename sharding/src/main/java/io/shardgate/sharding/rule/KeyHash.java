@@ -1,14 +1,13 @@
 package io.shardgate.sharding.rule;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * The stable hash that places a sharding key in a virtual bucket; part of the on-disk contract:
  * changing it moves every row, so it is specified here exactly and pinned by known-answer tests.
  *
  * <p>The hash is MurmurHash3 x86_32 with seed 0 over the key's canonical bytes: an {@link
  * KeyType#INTEGER} key is its value as a 64-bit two's complement integer in 8 little-endian bytes;
- * a {@link KeyType#STRING} key is its UTF-8 bytes. The bucket is the hash read as an unsigned
+ * a {@link KeyType#STRING} key is {@link KeyCollation#keyBytes} of it (its UTF-8 bytes under {@code
+ * key_collation: binary}, its collation weights otherwise). The bucket is the hash read as an unsigned
  * 32-bit number, modulo the table's bucket count. Hand-written rather than taken from Guava so the
  * placement of rows never depends on a library upgrade.
  */
@@ -23,9 +22,14 @@ public final class KeyHash {
         return (int) (Integer.toUnsignedLong(murmur3(key)) % buckets);
     }
 
-    /** Bucket of a string key among {@code buckets} virtual buckets. */
+    /** Bucket of a binary string key among {@code buckets} virtual buckets. */
     public static int bucket(String key, int buckets) {
-        return (int) (Integer.toUnsignedLong(murmur3(key.getBytes(StandardCharsets.UTF_8))) % buckets);
+        return bucket(key, KeyCollation.BINARY, buckets);
+    }
+
+    /** Bucket of a string key compared under {@code collation} among {@code buckets} virtual buckets. */
+    public static int bucket(String key, KeyCollation collation, int buckets) {
+        return (int) (Integer.toUnsignedLong(murmur3(collation.keyBytes(key))) % buckets);
     }
 
     /** MurmurHash3 x86_32, seed 0. */

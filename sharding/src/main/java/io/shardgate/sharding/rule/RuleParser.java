@@ -25,7 +25,16 @@ final class RuleParser {
     private static final Set<String> SCHEMA_KEYS = Set.of("name", "default_hostgroup", "tables", "binding_groups");
     private static final Map<String, Set<String>> TABLE_KEYS = Map.of(
             "table", Set.of("name", "strategy", "hostgroup"),
-            "hash", Set.of("name", "strategy", "column", "key_type", "buckets", "hostgroups", "key_generation"),
+            "hash",
+                    Set.of(
+                            "name",
+                            "strategy",
+                            "column",
+                            "key_type",
+                            "key_collation",
+                            "buckets",
+                            "hostgroups",
+                            "key_generation"),
             "range", Set.of("name", "strategy", "column", "ranges", "key_generation"),
             "broadcast", Set.of("name", "strategy", "hostgroups"));
     private static final Set<String> QUERY_RULE_KEYS = Set.of(
@@ -204,6 +213,18 @@ final class RuleParser {
                 default -> problems.add(path + ".key_type: must be integer or string, not '" + keyTypeText + "'");
             }
         }
+        KeyCollation keyCollation = KeyCollation.BINARY;
+        String collationText = text(t, "key_collation", path, false);
+        if (collationText != null) {
+            keyCollation = KeyCollation.ofRuleName(collationText);
+            if (keyCollation == null) {
+                problems.add(path + ".key_collation: must be one of " + String.join(", ", KeyCollation.ruleNames())
+                        + ", not '" + collationText + "'");
+                keyCollation = KeyCollation.BINARY;
+            } else if (keyType != KeyType.STRING) {
+                problems.add(path + ".key_collation: only for key_type: string");
+            }
+        }
         JsonNode bucketsNode = t.path("buckets");
         if (!bucketsNode.canConvertToExactIntegral()
                 || bucketsNode.asLong() < 1
@@ -246,7 +267,7 @@ final class RuleParser {
                     path + ".hostgroups: buckets " + String.join(",", unmapped) + " are not mapped to any hostgroup");
             ok = false;
         }
-        return ok && column != null ? new HashStrategy(column, keyType, owner) : null;
+        return ok && column != null ? new HashStrategy(column, keyType, keyCollation, owner) : null;
     }
 
     private boolean assignBuckets(String spec, int hg, int[] owner, String path) {

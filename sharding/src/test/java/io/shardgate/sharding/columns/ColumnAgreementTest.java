@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 class ColumnAgreementTest {
     private static final RuleSnapshot SHOP = Rules.resource("shop.yaml", 1);
-    private static final List<String> ORDERS = List.of("id", "customer_id", "status");
+    private static final List<String> ORDER_NAMES = List.of("id", "customer_id", "status");
+    private static final List<TrackedColumn> ORDERS = TrackedColumn.named("id", "customer_id", "status");
 
     @Test
     void tableIsKnownWhenEveryHostgroupOfItReportsTheSameColumns() {
@@ -18,8 +19,8 @@ class ColumnAgreementTest {
                 3, SHOP, Map.of(10, Map.of("shop.orders", ORDERS), 20, Map.of("shop.orders", ORDERS), 30, Map.of()));
 
         assertThat(catalog.version()).isEqualTo(3);
-        assertThat(catalog.lookup("shop", "orders")).isEqualTo(new TableColumns.Known(ORDERS));
-        assertThat(catalog.lookup("SHOP", "Orders")).isEqualTo(new TableColumns.Known(ORDERS));
+        assertThat(catalog.lookup("shop", "orders")).isEqualTo(new TableColumns.Known(ORDER_NAMES));
+        assertThat(catalog.lookup("SHOP", "Orders")).isEqualTo(new TableColumns.Known(ORDER_NAMES));
     }
 
     @Test
@@ -29,7 +30,7 @@ class ColumnAgreementTest {
                 SHOP,
                 Map.of(
                         10, Map.of("shop.orders", ORDERS),
-                        20, Map.of("shop.orders", List.of("id", "status", "customer_id")),
+                        20, Map.of("shop.orders", TrackedColumn.named("id", "status", "customer_id")),
                         30, Map.of()));
 
         assertThat(catalog.lookup("shop", "orders"))
@@ -51,7 +52,9 @@ class ColumnAgreementTest {
     @Test
     void hostgroupThatDidNotAnswerLeavesItsTablesUntracked() {
         ColumnCatalog catalog = ColumnAgreement.catalog(
-                1, SHOP, Map.of(10, Map.of("shop.orders", ORDERS), 30, Map.of("shop.sbtest2", List.of("id", "k"))));
+                1,
+                SHOP,
+                Map.of(10, Map.of("shop.orders", ORDERS), 30, Map.of("shop.sbtest2", TrackedColumn.named("id", "k"))));
 
         assertThat(catalog.lookup("shop", "orders"))
                 .isEqualTo(new TableColumns.Untracked("hostgroup 20 did not report the columns of shop.orders"));

@@ -172,6 +172,45 @@ class RuleSnapshotTest {
     }
 
     @Test
+    void keyCollationIsAStringKeysAndOneTheRouterKnows() throws InvalidRulesException {
+        RuleSnapshot ok = Rules.snapshot(Rules.yaml("""
+                        hostgroups: [1, 2]
+                        schemas:
+                          - name: s
+                            default_hostgroup: 1
+                            tables:
+                              - {name: ci, strategy: hash, column: k, key_type: string, key_collation: utf8mb4_general_ci, buckets: 2, hostgroups: {1: "0", 2: "1"}}
+                              - {name: bin, strategy: hash, column: k, key_type: string, buckets: 2, hostgroups: {1: "0", 2: "1"}}
+                        """), 1);
+        assertThat(((HashStrategy) ok.schema("s").listed("ci").strategy()).keyCollation())
+                .isEqualTo(KeyCollation.GENERAL_CI);
+        assertThat(((HashStrategy) ok.schema("s").listed("bin").strategy()).keyCollation())
+                .isEqualTo(KeyCollation.BINARY);
+        // 'a' and 'A' are one key of ci and two of bin: they cannot be a binding group
+        assertThat(((HashStrategy) ok.schema("s").listed("ci").strategy())
+                        .placesAlike((HashStrategy) ok.schema("s").listed("bin").strategy()))
+                .isFalse();
+
+        String yaml = """
+                hostgroups: [1]
+                schemas:
+                  - name: s
+                    default_hostgroup: 1
+                    tables:
+                      - {name: a, strategy: hash, column: k, key_type: string, key_collation: utf8mb4_unicode_ci, buckets: 2, hostgroups: {1: "0-1"}}
+                      - {name: b, strategy: hash, column: id, key_collation: utf8mb4_general_ci, buckets: 2, hostgroups: {1: "0-1"}}
+                """;
+        assertThatThrownBy(() -> Rules.snapshot(Rules.yaml(yaml), 1))
+                .isInstanceOfSatisfying(
+                        InvalidRulesException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly(
+                                        "schemas.s.tables.a.key_collation: must be one of binary, utf8mb4_general_ci,"
+                                                + " not 'utf8mb4_unicode_ci'",
+                                        "schemas.s.tables.b.key_collation: only for key_type: string"));
+    }
+
+    @Test
     void bindingGroupMembersMustBeShardedAlike() {
         String yaml = """
                 hostgroups: [10, 20]
