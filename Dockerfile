@@ -1,7 +1,9 @@
 # Shardgate router image: the distribution tarball (./mvnw package) on a JRE 17.
 #   docker build -t shardgate:local .
 #   docker run -p 6033:6033 -p 6080:6080 -v $PWD/shardgate.yaml:/etc/shardgate/shardgate.yaml:ro shardgate:local
-# The config must bind 0.0.0.0 (server.bind) to be reachable from outside the container.
+# The image's default config (deploy/image/shardgate.yaml) binds 0.0.0.0, as a config mounted over it
+# must (server.bind) to be reachable from outside the container; the router's own default is 127.0.0.1.
+# Base images are pinned by tag only: TODO(#16) pin them by digest, see deploy/compose/README.md.
 
 FROM eclipse-temurin:17-jdk AS build
 WORKDIR /src
@@ -21,10 +23,12 @@ RUN apt-get update \
  && mkdir -p /var/lib/shardgate /etc/shardgate \
  && chown shardgate:shardgate /var/lib/shardgate
 COPY --from=build /dist /opt/shardgate
-COPY --from=build /dist/conf/shardgate.yaml /etc/shardgate/shardgate.yaml
+COPY deploy/image/shardgate.yaml /etc/shardgate/shardgate.yaml
 # numeric, so runtimes that require a non-root uid (Kubernetes runAsNonRoot) can verify it
 USER 10001:10001
 WORKDIR /var/lib/shardgate
+# server.data_dir of the default config: generated TLS and RSA keys, the embedded ZooKeeper's data
+VOLUME ["/var/lib/shardgate"]
 ENV JAVA_OPTS="-XX:+UseParallelGC -Xms256m -XX:MaxRAMPercentage=75"
 EXPOSE 6033 6032 6080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \

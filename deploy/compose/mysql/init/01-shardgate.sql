@@ -1,6 +1,6 @@
 -- Runs once, when a shard's data directory is created (docker-entrypoint-initdb.d of mysql:8.4).
 -- The same script on every shard (mysql1..mysql4): the database sysbench uses and the account the
--- routers log in with (hostgroups[].user/password in ../router/shardgate.yaml), and the account
+-- routers log in with (hostgroups[].user/password in ../router/router1.yaml and router2.yaml), and the account
 -- mysql1-replica replicates with. Portable MySQL 8.4 / MariaDB syntax: ComposeClusterIT runs it
 -- on local MariaDB servers.
 CREATE DATABASE IF NOT EXISTS sbtest;

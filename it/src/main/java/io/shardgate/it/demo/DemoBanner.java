@@ -69,7 +69,7 @@ final class DemoBanner {
         out.add("  jdbc:mysql://127.0.0.1:" + port + "/" + schema + "?user=" + DemoCluster.USER + "&password="
                 + DemoCluster.PASSWORD);
         out.add("");
-        out.add("Control plane (see README, Control plane):");
+        out.add("Control plane (see docs/control-plane.md):");
         String admin = "mariadb -h127.0.0.1 -P" + demo.router().adminPort() + " -u" + DemoCluster.ADMIN_USER + " -p"
                 + DemoCluster.ADMIN_PASSWORD;
         out.add("  " + admin + " -e 'SELECT * FROM runtime_servers'");

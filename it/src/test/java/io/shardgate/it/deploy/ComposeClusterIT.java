@@ -11,8 +11,10 @@ import io.shardgate.it.server.MariaDbServer;
 import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.BackendAddress;
+import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.RouterConfig;
 import io.shardgate.sharding.rule.RuleSnapshot;
+import io.shardgate.sharding.rule.TableRule;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +23,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -33,15 +36,17 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The Compose cluster's router config and shard init SQL, run here without Docker: four real
  * MariaDB servers stand in for mysql1..mysql4, each initialised as root with
- * deploy/compose/mysql/init/01-shardgate.sql, and a router loads deploy/compose/router/shardgate.yaml
+ * deploy/compose/mysql/init/01-shardgate.sql, and a router loads deploy/compose/router/router1.yaml
  * with only the addresses changed (service names become the local servers' 127.0.0.1 ports; the
  * replica's name maps to its writer's server, replication itself needs the real cluster). The
- * compose sysbench runner's scenario then runs through it, and every table is found on the shard
- * its rule names and nowhere else.
+ * compose sysbench runner's scenarios (sysbench's own and the scatter workload) then run through
+ * it; every table placed whole is found on the shard its rule names and nowhere else, and every row
+ * of a hash-sharded table on the shard its id's bucket names.
  */
 class ComposeClusterIT {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final int TABLE_SIZE = 200;
+    private static final int EVENTS = 400;
 
     @TempDir
     static Path dataDir;
@@ -135,17 +140,73 @@ class ComposeClusterIT {
         return tables;
     }
 
-    /** Where the compose rules place {@code sbtest1..count}: compose service -> tables. */
+    /**
+     * Where the compose rules place {@code sbtest1..count}: compose service -> tables; a table placed
+     * whole is on its hostgroup's server only, a hash-sharded one on each of its hostgroups' servers.
+     */
     private static Map<String, Set<String>> expectedPlacement(int count) throws Exception {
         RouterConfig config = RouterConfig.load(ComposeFiles.ROUTER_CONFIG);
         Map<String, Set<String>> placement = new LinkedHashMap<>();
         servers.keySet().forEach(service -> placement.put(service, new TreeSet<>()));
         for (int i = 1; i <= count; i++) {
             String table = "sbtest" + i;
-            int hostgroup = rules.anyHostgroupOf(sysbenchEnv.get("MYSQL_DB"), table);
-            placement.get(config.hostgroup(hostgroup).writerAddress().host()).add(table);
+            TableRule rule = rules.schema(sysbenchEnv.get("MYSQL_DB")).listed(table);
+            List<Integer> hostgroups = rule.sharded()
+                    ? rule.keyed().hostgroups()
+                    : List.of(rules.anyHostgroupOf(sysbenchEnv.get("MYSQL_DB"), table));
+            for (int hostgroup : hostgroups) {
+                placement
+                        .get(config.hostgroup(hostgroup).writerAddress().host())
+                        .add(table);
+            }
         }
         return placement;
+    }
+
+    /** Tables placed whole, by the compose service that holds them. */
+    private static Map<String, Set<String>> wholeTablePlacement(int count) throws Exception {
+        Map<String, Set<String>> placement = expectedPlacement(count);
+        placement
+                .values()
+                .forEach(tables -> tables.removeIf(
+                        t -> rules.schema(sysbenchEnv.get("MYSQL_DB")).listed(t).sharded()));
+        return placement;
+    }
+
+    /** Every row of each hash-sharded table, read from each shard directly, is where its id's bucket says. */
+    private static void assertHashedRowsOnTheirShards(int count) throws Exception {
+        RouterConfig config = RouterConfig.load(ComposeFiles.ROUTER_CONFIG);
+        HostgroupAccount account = HostgroupAccount.of(ComposeFiles.ROUTER_CONFIG);
+        int hashed = 0;
+        for (int i = 1; i <= count; i++) {
+            TableRule rule = rules.schema(sysbenchEnv.get("MYSQL_DB")).listed("sbtest" + i);
+            if (!rule.sharded()) {
+                continue;
+            }
+            hashed++;
+            int rows = 0;
+            Set<Integer> shardsWithRows = new TreeSet<>();
+            for (HostgroupConfig hostgroup : config.hostgroups()) {
+                MariaDbServer server = servers.get(hostgroup.writerAddress().host());
+                try (Connection c = Driver.MARIADB.connect(
+                                server.port(), sysbenchEnv.get("MYSQL_DB"), account.user(), account.password());
+                        ResultSet rs = c.createStatement().executeQuery("SELECT id FROM sbtest" + i)) {
+                    while (rs.next()) {
+                        long id = rs.getLong(1);
+                        assertThat(rule.keyed().hostgroupOf(id))
+                                .as("sbtest%d row id %d found on hostgroup %d", i, id, hostgroup.id())
+                                .isEqualTo(hostgroup.id());
+                        rows++;
+                        shardsWithRows.add(hostgroup.id());
+                    }
+                }
+            }
+            assertThat(rows).as("rows of sbtest" + i + " over all shards").isEqualTo(TABLE_SIZE);
+            assertThat(shardsWithRows)
+                    .as("shards holding rows of sbtest" + i)
+                    .hasSize(config.hostgroups().size());
+        }
+        assertThat(hashed).as("hash-sharded tables in the compose rules").isPositive();
     }
 
     @Test
@@ -167,7 +228,7 @@ class ComposeClusterIT {
         env.put("TABLE_SIZE", Integer.toString(TABLE_SIZE));
         env.put("THREADS", "4");
         env.put("DURATION", "0");
-        env.put("EVENTS", "400");
+        env.put("EVENTS", Integer.toString(EVENTS));
         env.put("PREPARE", "always");
         env.put("WAIT_SECONDS", "60");
         Process process = runner.start();
@@ -176,7 +237,17 @@ class ComposeClusterIT {
         }
         String output = Files.readString(dataDir.resolve("run-benchmark.log"));
         assertThat(process.isAlive() ? -1 : process.exitValue()).as(output).isZero();
-        assertThat(output).contains("transactions:").containsPattern("ignored errors: +0 ");
+        String[] scenarios = sysbenchEnv.get("SCENARIO").split(" ");
+        assertThat(scenarios).contains("scatter");
+        for (String scenario : scenarios) {
+            assertThat(output).as(output).contains("[sysbench-runner] running " + scenario + ":");
+        }
+        // one report per scenario, each with every transaction done and no error ignored
+        assertThat(output.split("transactions: +" + EVENTS + " ", -1))
+                .as(output)
+                .hasSize(scenarios.length + 1);
+        assertThat(output.split("ignored errors: +0 ", -1)).as(output).hasSize(scenarios.length + 1);
+        assertThat(output).doesNotContain("FATAL");
 
         Map<String, Set<String>> expected = expectedPlacement(tables);
         for (Map.Entry<String, MariaDbServer> shard : servers.entrySet()) {
@@ -184,6 +255,7 @@ class ComposeClusterIT {
                     .as("tables on " + shard.getKey())
                     .isEqualTo(expected.get(shard.getKey()));
         }
+        assertHashedRowsOnTheirShards(tables);
         try (Connection c = proxied();
                 Statement s = c.createStatement()) {
             for (int i = 1; i <= tables; i++) {
@@ -201,9 +273,9 @@ class ComposeClusterIT {
     @Test
     void rowsWrittenThroughTheRouterLiveOnlyOnTheShardTheirTablesRuleNames() throws Exception {
         int tables = Integer.parseInt(sysbenchEnv.get("TABLES"));
-        Map<String, Set<String>> placement = expectedPlacement(tables);
+        Map<String, Set<String>> placement = wholeTablePlacement(tables);
         for (Map.Entry<String, Set<String>> shard : placement.entrySet()) {
-            // one table per shard, created, filled and read through the router
+            // one table placed whole per shard, created, filled and read through the router
             String table = shard.getValue().iterator().next();
             try (Connection c = proxied();
                     Statement s = c.createStatement()) {

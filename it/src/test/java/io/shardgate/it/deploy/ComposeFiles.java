@@ -21,7 +21,9 @@ import org.yaml.snakeyaml.Yaml;
 final class ComposeFiles {
     static final Path DIR = Repository.file("deploy/compose");
     static final Path COMPOSE = DIR.resolve("docker-compose.yml");
-    static final Path ROUTER_CONFIG = DIR.resolve("router/shardgate.yaml");
+    /** router1's config; router2's differs only in {@code server.node_id} (ComposeFilesTest). */
+    static final Path ROUTER_CONFIG = DIR.resolve("router/router1.yaml");
+
     static final Path INIT_SQL = DIR.resolve("mysql/init/01-shardgate.sql");
     static final Path REPLICA_SQL = DIR.resolve("mysql/replica/01-replicate.sql");
 

@@ -4,16 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.shardgate.it.Repository;
 import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.it.tools.ToolRun;
 import io.shardgate.protocol.auth.StoredCredential;
+import io.shardgate.router.config.AdminSettings;
 import io.shardgate.router.config.BackendAddress;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.RouterConfig;
 import io.shardgate.router.config.ServerSettings;
 import io.shardgate.router.config.UserConfig;
+import io.shardgate.sharding.rule.HashStrategy;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -99,19 +102,122 @@ class ComposeFilesTest {
                         .collect(Collectors.toMap(p -> Integer.parseInt(p[1]), p -> Integer.parseInt(p[0])));
     }
 
+    /** The config file a router service runs, checked to be the one it mounts at its --config path. */
+    private static Path routerConfig(String router) {
+        List<String> command = get(service(router), "command");
+        assertThat(command).as(router + " command").hasSize(3).startsWith("run", "--config");
+        String host = mounts(router).get(command.get(2));
+        assertThat(host).as(router + " mounts its --config file").isEqualTo("./router/" + router + ".yaml");
+        return ComposeFiles.DIR.resolve(host).normalize();
+    }
+
     @Test
-    void twoRoutersRunTheMountedConfigWithTheRealLoader() {
+    void twoRoutersRunTheMountedConfigWithTheRealLoader() throws Exception {
         assertThat(routers()).hasSizeGreaterThanOrEqualTo(2);
         for (String router : routers()) {
-            List<String> command = get(service(router), "command");
-            assertThat(command).as(router + " command").hasSize(3).startsWith("run", "--config");
-            String host = mounts(router).get(command.get(2));
-            assertThat(host).as(router + " mounts its --config file").isEqualTo("./router/shardgate.yaml");
-            assertThat(ComposeFiles.DIR.resolve(host).normalize()).isEqualTo(ComposeFiles.ROUTER_CONFIG);
+            RouterConfig own = RouterConfig.load(routerConfig(router));
+            // reachable from the other containers, and nothing in the file left at a loopback default
+            assertThat(own.server().bind()).as(router).isEqualTo("0.0.0.0");
+            assertThat(own.rules(1).schemas()).isNotEmpty();
         }
-        // reachable from the other containers, and nothing in the file left at a loopback default
-        assertThat(server.bind()).isEqualTo("0.0.0.0");
-        assertThat(rules.schemas()).isNotEmpty();
+        assertThat(routerConfig(routers().get(0))).isEqualTo(ComposeFiles.ROUTER_CONFIG);
+    }
+
+    @Test
+    void routersDifferOnlyInTheirDistinctNodeIds() throws Exception {
+        JsonNode first = null;
+        Set<Integer> nodeIds = new TreeSet<>();
+        for (String router : routers()) {
+            Path file = routerConfig(router);
+            assertThat(nodeIds.add(RouterConfig.load(file).server().nodeId()))
+                    .as(router + "'s server.node_id is its own (snowflake keys of two routers never collide)")
+                    .isTrue();
+            ObjectNode tree = (ObjectNode) YAML.readTree(file.toFile());
+            assertThat(((ObjectNode) tree.get("server")).remove("node_id"))
+                    .as(router + " sets server.node_id")
+                    .isNotNull();
+            if (first == null) {
+                first = tree;
+            } else {
+                assertThat(tree)
+                        .as(router + "'s config but for node_id vs " + routers().get(0) + "'s")
+                        .isEqualTo(first);
+            }
+        }
+        assertThat(nodeIds).hasSize(routers().size());
+    }
+
+    @Test
+    void everyPublishedRouterPortListensOnAllInterfacesAndTheAdminPortHasAccounts() {
+        for (String router : routers()) {
+            ServerSettings own = RouterConfig.load(routerConfig(router)).server();
+            assertThat(own.bind())
+                    .as(router + ": server.bind covers every port it publishes")
+                    .isEqualTo("0.0.0.0");
+            assertThat(List.of(own.port(), own.adminPort(), own.httpPort()))
+                    .as(router + "'s listeners")
+                    .containsAll(published(router).keySet());
+            if (published(router).containsKey(own.adminPort())) {
+                AdminSettings admin = RouterConfig.load(routerConfig(router)).admin();
+                assertThat(admin.sqlEndpointEnabled())
+                        .as(router
+                                + " publishes its SQL admin port: admin.users must name accounts, or nothing listens")
+                        .isTrue();
+            }
+        }
+    }
+
+    @Test
+    void routersKeepTheirDataDirInANamedVolumeTheImageDeclares() {
+        Map<String, Object> compose = new Yaml().load(ComposeFiles.read(ComposeFiles.COMPOSE));
+        Map<String, Object> volumes = get(compose, "volumes");
+        Set<String> used = new TreeSet<>();
+        String dockerfile = ComposeFiles.read(Repository.file("Dockerfile"));
+        for (String router : routers()) {
+            String dataDir = RouterConfig.load(routerConfig(router)).server().dataDir();
+            String volume = mounts(router).get(dataDir);
+            assertThat(volume)
+                    .as(router + " mounts a volume at its data_dir " + dataDir)
+                    .isNotNull();
+            assertThat(volumes).as("top-level volumes").containsKey(volume);
+            assertThat(used.add(volume)).as(volume + " used by one router").isTrue();
+            assertThat(dockerfile).contains("VOLUME [\"" + dataDir + "\"]");
+        }
+    }
+
+    @Test
+    void theImagesDefaultConfigListensOnAllInterfacesWhileTheRoutersDefaultStaysOnLoopback() {
+        String dockerfile = ComposeFiles.read(Repository.file("Dockerfile"));
+        Matcher cmd = Pattern.compile("(?m)^CMD \\[\"run\", \"--config\", \"([^\"]+)\"]$")
+                .matcher(dockerfile);
+        assertThat(cmd.find()).as("the image's CMD runs a --config file").isTrue();
+        Matcher copy = Pattern.compile("(?m)^COPY (\\S+) " + Pattern.quote(cmd.group(1)) + "$")
+                .matcher(dockerfile);
+        assertThat(copy.find())
+                .as("the Dockerfile copies the config its CMD runs from the build context")
+                .isTrue();
+        String source = copy.group(1);
+        DockerIgnore ignore = DockerIgnore.read(Repository.file(".dockerignore"));
+        assertThat(ignore.excludes(source))
+                .as(source + " is in the build context (.dockerignore)")
+                .isFalse();
+        assertThat(ignore.excludes("router-core/target/shardgate.jar"))
+                .as("build output stays out")
+                .isTrue();
+        assertThat(ignore.excludes("deploy/compose/docker-compose.yml")).isTrue();
+        ServerSettings image = RouterConfig.load(Repository.file(source)).server();
+        assertThat(image.bind()).as("reachable through docker run -p").isEqualTo("0.0.0.0");
+        assertThat(dockerfile).contains("VOLUME [\"" + image.dataDir() + "\"]");
+        assertThat(dockerfile).containsPattern("(?m)^WORKDIR " + Pattern.quote(image.dataDir()) + "$");
+        ServerSettings defaults = RouterConfig.parse(
+                        "users: [{name: a, password: b}]\nhostgroups: [{id: 1, writer: \"h:3306\", user: u}]")
+                .server();
+        assertThat(defaults.bind()).as("the router's own default").isEqualTo("127.0.0.1");
+        assertThat(RouterConfig.load(Repository.file("router-core/src/dist/conf/shardgate.yaml"))
+                        .server()
+                        .bind())
+                .as("the tarball's sample config")
+                .isEqualTo("127.0.0.1");
     }
 
     @Test
@@ -326,6 +432,30 @@ class ComposeFilesTest {
                     .as("sbtest" + i + " has a rule")
                     .isNotNull();
         }
+        // the scatter scenario runs on the hash-sharded tables, which are one binding group
+        assertThat(env.get("SCENARIO").split(" ")).contains("scatter");
+        List<String> hashed = Pattern.compile(",")
+                .splitAsStream(env.get("HASH_TABLES"))
+                .map(n -> "sbtest" + n.strip())
+                .toList();
+        assertThat(hashed).hasSizeGreaterThanOrEqualTo(2);
+        for (String table : hashed) {
+            assertThat(Integer.parseInt(table.substring("sbtest".length()))).isBetween(1, tables);
+            assertThat(schema.listed(table).strategy()).as(table).isInstanceOf(HashStrategy.class);
+            assertThat(((HashStrategy) schema.listed(table).strategy()).hostgroups())
+                    .as(table + " spreads over every hostgroup")
+                    .containsExactlyInAnyOrderElementsOf(config.hostgroups().stream()
+                            .map(HostgroupConfig::id)
+                            .toList());
+            assertThat(schema.bound(table, hashed.get(0)))
+                    .as(table + " and " + hashed.get(0) + " in one binding group")
+                    .isTrue();
+        }
+        assertThat(schema.tables().values().stream().filter(t -> !t.sharded()))
+                .as("tables placed whole, as in the seed experiment")
+                .isNotEmpty();
+        assertThat(ComposeFiles.read(ComposeFiles.DIR.resolve("sysbench/Dockerfile")))
+                .containsPattern("(?m)^COPY run.sh scatter.lua (\\S+)/$");
         Map<String, Map<String, String>> dependsOn = get(service("sysbench"), "depends_on");
         assertThat(dependsOn.get("haproxy")).containsEntry("condition", "service_healthy");
     }
