@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Replays hand-picked statements (a reproducer's state writes and statement, say) on the cluster of
- * {@link DifferentialCheck} and prints both answers: one statement per line of the file named by
+ * {@link DifferentialIT} and prints both answers: one statement per line of the file named by
  * {@code -Ddifferential.replay=FILE}; {@code --} starts a comment, a line {@code -- reset} puts the
  * initial rows back; {@code -- latin1} / {@code -- mariadb} / {@code -- mysql} switch the client
  * for the following lines. After every statement the tables are checked as after a write. Skipped

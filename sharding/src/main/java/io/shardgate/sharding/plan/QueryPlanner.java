@@ -315,7 +315,7 @@ final class QueryPlanner {
                                 + (known instanceof TableColumns.Untracked u
                                         ? u.reason()
                                         : ((TableColumns.Disagreeing) known).disagreement())
-                                + " (name the columns, or see schema tracking in the README)");
+                                + " (name the columns, or see schema tracking in docs/backup-restore.md)");
             }
             if (refusal != null) {
                 return refusal;

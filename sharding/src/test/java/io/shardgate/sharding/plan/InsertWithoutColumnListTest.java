@@ -74,7 +74,7 @@ class InsertWithoutColumnListTest {
         assertThat(plan.route())
                 .isEqualTo(Route.Refuse.notSupported("INSERT without a column list into sharded table customers:"
                         + " the shards of shop.customers differ: hostgroup 10 has (id), hostgroup 20 has (id, name)"
-                        + " (name the columns, or see schema tracking in the README)"));
+                        + " (name the columns, or see schema tracking in docs/backup-restore.md)"));
     }
 
     @Test

@@ -17,11 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
  * is a refusal (counted per class); every other difference fails the test, listed by class, with a
  * reproducer per difference under {@code target/differential/seed-N/} ({@link Tally}).
  *
- * <p>Named {@code DifferentialCheck} so that {@code verify} does not run it while the router still
- * answers differently; it becomes {@code DifferentialIT} once the router passes it. Run it alone:
+ * <p>Runs in every {@code verify} with a fixed seed; alone:
  *
  * <pre>
- * ./mvnw -o -pl it verify -Dit.test=DifferentialCheck -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
+ * ./mvnw -o -pl it -am verify -Dit.test=DifferentialIT -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
  *
  * Long mode: {@code -Ddifferential.statements=1000000 -Ddifferential.seed=N} (hours; a summary is
@@ -29,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and {@code -Djunit.jupiter.execution.timeout.default=24h} lifts the project's 5-minute test
  * timeout). See {@code README.md} next to this class.
  */
-class DifferentialCheck {
+class DifferentialIT {
     private static final long DEFAULT_SEED = 18L;
     private static final long DEFAULT_STATEMENTS = 3000;
 
