@@ -46,6 +46,10 @@ public final class Cacheability {
         if (digest.multiStatement()) {
             return "multi-statement";
         }
+        if (digest.prefix() != null) {
+            // its variables may change the result, and their values are not in the cache key
+            return "SET STATEMENT ... FOR";
+        }
         return new Scan(digest.text()).run();
     }
 

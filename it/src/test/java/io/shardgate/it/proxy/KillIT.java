@@ -264,15 +264,15 @@ class KillIT {
     }
 
     /**
-     * Connector/J's setQueryTimeout: at the timeout it opens a connection and sends KILL QUERY with
-     * the handshake's id. MariaDB Connector/J sets a timeout as {@code SET STATEMENT
-     * max_statement_time=... FOR <statement>} on a MariaDB server instead (no KILL), which the router
-     * refuses on sharded tables today; its cancel() is the KILL path, tested below.
+     * setQueryTimeout. Connector/J: at the timeout it opens a connection and sends KILL QUERY with the
+     * handshake's id. MariaDB Connector/J on a MariaDB server: it sends {@code SET STATEMENT
+     * max_statement_time=1 FOR <statement>}, which the router plans by the inner statement and sends,
+     * prefix and all, to every shard it reaches; the shards end their parts at the timeout (1969).
      */
-    @ParameterizedTest(name = "multiplexing {0}")
-    @ValueSource(booleans = {true, false})
-    void setQueryTimeoutInterruptsTheStatementAndTheSessionWorksAfter(boolean multiplexing) throws Exception {
-        Driver driver = Driver.MYSQL;
+    @ParameterizedTest(name = "{0}, multiplexing {1}")
+    @MethodSource("driversAndMultiplexing")
+    void setQueryTimeoutInterruptsTheStatementAndTheSessionWorksAfter(Driver driver, boolean multiplexing)
+            throws Exception {
         for (String sql : List.of(singleShardSleep(), scatterUpdate())) {
             boolean scatter = sql.startsWith("UPDATE");
             List<Connection> locks = scatter ? lockRows() : List.of();
@@ -514,8 +514,11 @@ class KillIT {
         for (int i = 0; i < shards.size(); i++) {
             try (Connection c = direct(i);
                     var ps = c.prepareStatement("SELECT COUNT(*) FROM information_schema.PROCESSLIST"
-                            + " WHERE COMMAND = 'Query' AND INFO LIKE CONCAT(?, '%')")) {
+                            + " WHERE COMMAND = 'Query' AND (INFO LIKE CONCAT(?, '%')"
+                            // MariaDB Connector/J's query timeout: SET STATEMENT max_statement_time=N FOR ...
+                            + " OR INFO LIKE CONCAT('SET STATEMENT %FOR ', ?, '%'))")) {
                 ps.setString(1, prefix);
+                ps.setString(2, prefix);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     n += rs.getInt(1);

@@ -1,5 +1,6 @@
 package io.shardgate.router.session;
 
+import io.shardgate.sharding.digest.StatementPrefix;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -61,7 +62,10 @@ public final class StatementScanner {
         }
         String schema = null;
         Map<String, String> variables = Map.of();
-        if (word(sql, firstStart, firstEnd, "SET")) {
+        if (word(sql, firstStart, firstEnd, "SET") && StatementPrefix.of(sql) != null) {
+            // SET STATEMENT ... FOR <statement>: the variables last one statement, nothing to replay;
+            // the pass above saw the inner statement's pins
+        } else if (word(sql, firstStart, firstEnd, "SET")) {
             SetStatement set = SetStatement.parse(sql, firstEnd);
             variables = set.variables();
             if (set.untracked()) {

@@ -49,9 +49,19 @@ class StatementScannerTest {
                 Map.entry("XA START 'x'", PinReason.XA),
                 Map.entry("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", PinReason.UNTRACKED_SET),
                 Map.entry("SET ROLE admin", PinReason.UNTRACKED_SET),
-                Map.entry("SET STATEMENT max_statement_time=1 FOR SELECT 1", PinReason.UNTRACKED_SET));
+                Map.entry("SET STATEMENT max_statement_time=1 FOR SELECT @x := 1", PinReason.USER_VARIABLE),
+                Map.entry("SET STATEMENT lock_wait_timeout=1 FOR SELECT GET_LOCK('a', 1)", PinReason.NAMED_LOCK));
         cases.forEach((sql, reason) ->
                 assertThat(StatementScanner.scan(sql).pins()).as(sql).contains(reason));
+    }
+
+    @Test
+    void setStatementForLastsOneStatementAndLeavesNothingToReplay() {
+        // the variables hold for the inner statement only (MariaDB Connector/J's query timeout)
+        assertThat(StatementScanner.scan("SET STATEMENT max_statement_time=1 FOR SELECT 1"))
+                .isSameAs(StatementEffects.NONE);
+        assertThat(StatementScanner.scan("SET STATEMENT sql_mode='' FOR UPDATE t SET a = 1"))
+                .isSameAs(StatementEffects.NONE);
     }
 
     @Test

@@ -31,6 +31,7 @@ public final class Digest {
     private final int hints;
     private final boolean multiStatement;
     private final List<Integer> listSlots;
+    private final StatementPrefix prefix;
 
     Digest(
             String sql,
@@ -42,6 +43,21 @@ public final class Digest {
             int hints,
             boolean multiStatement,
             List<Integer> listSlots) {
+        this(sql, text, hash, literals, slots, parameters, hints, multiStatement, listSlots, null);
+    }
+
+    private Digest(
+            String sql,
+            String text,
+            long hash,
+            List<Literal> literals,
+            int slots,
+            int parameters,
+            int hints,
+            boolean multiStatement,
+            List<Integer> listSlots,
+            StatementPrefix prefix) {
+        this.prefix = prefix;
         this.sql = sql;
         this.text = text;
         this.hash = hash;
@@ -58,12 +74,40 @@ public final class Digest {
         return Keywords.RESERVED_WORDS.lookup(word, 0, word.length()) != null;
     }
 
-    /** Digests one statement's SQL text in one pass. */
+    /**
+     * Digests one statement's SQL text in one pass. Of {@code SET STATEMENT ... FOR <statement>} the
+     * digest is the inner statement's, with the {@link #prefix()} kept aside (and in the hash: the
+     * variables it sets can change a plan).
+     */
     public static Digest of(String sql) {
-        return new Normalizer(sql).run();
+        StatementPrefix prefix = StatementPrefix.of(sql);
+        if (prefix == null) {
+            return new Normalizer(sql).run();
+        }
+        Digest inner = new Normalizer(sql.substring(prefix.text().length())).run();
+        return new Digest(
+                inner.sql,
+                inner.text,
+                inner.hash ^ Normalizer.hash("SET STATEMENT " + String.join(",", prefix.variables()) + " FOR"),
+                inner.literals,
+                inner.slots,
+                inner.parameters,
+                inner.hints,
+                inner.multiStatement,
+                inner.listSlots,
+                prefix);
     }
 
-    /** The client's SQL, unchanged. */
+    /**
+     * The {@code SET STATEMENT ... FOR} the client wrote before the statement, or null: {@link
+     * #sql()}, {@link #text()} and the literals are the inner statement's; whatever sends SQL to a
+     * backend puts the prefix's text before it.
+     */
+    public StatementPrefix prefix() {
+        return prefix;
+    }
+
+    /** The client's SQL, unchanged (after the {@link #prefix()}, if any). */
     public String sql() {
         return sql;
     }

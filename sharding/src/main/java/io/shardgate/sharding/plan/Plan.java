@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.StatementPrefix;
 import io.shardgate.sharding.rule.Role;
 import io.shardgate.sharding.rule.RuleSnapshot;
 
@@ -63,7 +64,10 @@ public record Plan(
 
     /** The SQL for one target of {@code targets}. */
     public RenderedSql sql(Targets targets, Target target, Values values) {
-        return (targets.targets().size() > 1 ? scatterSql : sql).render(values, target);
+        RenderedSql rendered = (targets.targets().size() > 1 ? scatterSql : sql).render(values, target);
+        StatementPrefix prefix = values.digest().prefix();
+        // SET STATEMENT ... FOR: the variables hold for the statement on every shard it runs on
+        return prefix == null ? rendered : new RenderedSql(prefix.text() + rendered.sql(), rendered.parameters());
     }
 
     /** Deterministic JSON for golden tests and the admin's explain view. */

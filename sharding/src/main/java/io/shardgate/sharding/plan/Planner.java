@@ -62,6 +62,10 @@ public final class Planner {
     public Plan plan(Digest digest, String schema, RuleSnapshot rules, ColumnCatalog columns) {
         boolean[] readColumns = {false};
         Planned p = planned(digest, schema, rules, columns, readColumns);
+        String prefixRefusal = digest.prefix() == null ? null : digest.prefix().severalShardsRefusal();
+        if (prefixRefusal != null) {
+            p = oneShardOnly(p, prefixRefusal);
+        }
         return new Plan(
                 new PlanKey(rules.version(), schema, digest.hash()),
                 digest.text(),
@@ -157,6 +161,30 @@ public final class Planner {
         } finally {
             readColumns[0] = queries.readColumns();
         }
+    }
+
+    /**
+     * {@code planned} where it runs on one shard (a key that picks one, one hostgroup, one copy of a
+     * broadcast table, every copy of one for a write: each holds all rows), else refused with {@code reason}.
+     */
+    private static Planned oneShardOnly(Planned planned, String reason) {
+        Route route = planned.route();
+        if (route instanceof Route.OneHostgroup
+                || route instanceof Route.Session
+                || route instanceof Route.Refuse
+                || route instanceof Route.Broadcast) {
+            return planned;
+        }
+        if (route instanceof Route.ByKey key && key.severalRefused() == null) {
+            return new Planned(
+                    planned.kind(),
+                    planned.role(),
+                    Route.ByKey.oneShardOnly(key.table(), key.slot(), reason),
+                    planned.sql(),
+                    planned.scatterSql(),
+                    planned.merge());
+        }
+        return Planned.refuse(planned.kind(), reason);
     }
 
     private Planned insert(String parseText, boolean replace, QueryPlanner queries) throws SqlParseException {
