@@ -130,4 +130,29 @@ class PreviousStatementIT {
             refused(s, "SELECT ROW_COUNT()");
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void aPingBetweenAFailedStatementAndRowCountMakesItZeroAsOnTheServer(Driver driver) throws Exception {
+        // what MariaDB answers on one connection, asked directly
+        long direct;
+        try (Connection c = cluster.direct(10);
+                Statement s = c.createStatement()) {
+            assertThatThrownBy(() -> s.executeUpdate("INSERT INTO items VALUES (1, 1)"))
+                    .isInstanceOf(SQLException.class);
+            assertThat(one(s, "SELECT ROW_COUNT()")).isEqualTo(-1);
+            assertThatThrownBy(() -> s.executeUpdate("INSERT INTO items VALUES (1, 1)"))
+                    .isInstanceOf(SQLException.class);
+            assertThat(c.isValid(5)).isTrue(); // COM_PING
+            direct = one(s, "SELECT ROW_COUNT()");
+        }
+        assertThat(direct).isZero();
+        try (Connection c = cluster.proxied(driver);
+                Statement s = c.createStatement()) {
+            assertThatThrownBy(() -> s.executeUpdate("INSERT INTO items VALUES (1, 1)"))
+                    .isInstanceOf(SQLException.class);
+            assertThat(c.isValid(5)).isTrue();
+            assertThat(one(s, "SELECT ROW_COUNT()")).isEqualTo(direct);
+        }
+    }
 }

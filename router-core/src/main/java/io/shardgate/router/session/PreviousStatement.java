@@ -45,16 +45,29 @@ public final class PreviousStatement {
 
     /**
      * A client command starts. A statement (any command but those that leave FOUND_ROWS() and
-     * ROW_COUNT() as they were: COM_PING, COM_STMT_PREPARE, COM_STMT_CLOSE, COM_STMT_RESET,
+     * ROW_COUNT() as they were: COM_STMT_PREPARE, COM_STMT_CLOSE, COM_STMT_RESET,
      * COM_STMT_SEND_LONG_DATA) reads what the last one left and leaves nothing known until it
      * records its own outcome; another command records nothing.
      */
     public void commandStarts(Command command) {
         switch (command) {
-            case COM_PING, COM_STMT_PREPARE, COM_STMT_CLOSE, COM_STMT_RESET, COM_STMT_SEND_LONG_DATA, COM_QUIT ->
+            case COM_PING -> pinged();
+            case COM_STMT_PREPARE, COM_STMT_CLOSE, COM_STMT_RESET, COM_STMT_SEND_LONG_DATA, COM_QUIT ->
                 recording = false;
             default -> statementStarts();
         }
+    }
+
+    /**
+     * MariaDB sets ROW_COUNT() to 0 at a COM_PING and keeps FOUND_ROWS() (a driver's isValid() between a
+     * failed INSERT and {@code SELECT ROW_COUNT()} makes it 0, not -1). The router answers pings
+     * itself, so the server's ROW_COUNT() is stale: the router knows 0, and no longer lets the server
+     * answer (FOUND_ROWS() stays answerable only where the router knows it).
+     */
+    private void pinged() {
+        recording = false;
+        lease = null;
+        rowCount = 0;
     }
 
     private void statementStarts() {

@@ -44,9 +44,21 @@ class PreviousStatementTest {
         previous.answered(PreviousStatement.UNKNOWN, 5);
         previous.commandStarts(Command.COM_STMT_PREPARE);
         previous.ranOn(lease, 1); // the PREPARE's own response: not a statement's outcome
-        previous.commandStarts(Command.COM_PING);
+        previous.commandStarts(Command.COM_STMT_CLOSE);
         previous.commandStarts(Command.COM_STMT_EXECUTE);
         assertThat(previous.rowCount()).isEqualTo(5);
+        assertThat(previous.serverKnows(lease, true, 1)).isFalse();
+    }
+
+    @Test
+    void aPingMakesRowCountZeroAsMariaDbDoes() {
+        // MariaDB: INSERT failing with 1062, then COM_PING (a driver's isValid()), then ROW_COUNT() is 0, not -1
+        previous.commandStarts(Command.COM_QUERY);
+        previous.ranOn(lease, 1);
+        previous.commandStarts(Command.COM_PING);
+        previous.commandStarts(Command.COM_QUERY);
+        assertThat(previous.rowCount()).isZero();
+        // the server's own value is the one before the ping, which the router answered: not asked
         assertThat(previous.serverKnows(lease, true, 1)).isFalse();
     }
 
