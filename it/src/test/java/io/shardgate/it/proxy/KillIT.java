@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.netty.buffer.Unpooled;
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
+import io.shardgate.it.tools.ExternalTool;
 import io.shardgate.protocol.codec.LengthEncoded;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.router.Shardgate;
@@ -290,6 +291,52 @@ class KillIT {
             } finally {
                 unlock(locks);
             }
+        }
+    }
+
+    /**
+     * The mariadb CLI's Ctrl-C: on SIGINT during a statement it opens a second connection and sends
+     * {@code KILL QUERY <id>} with the id of the router's handshake; the statement ends with 1317 on
+     * every shard it ran on, and the CLI reports it. Skipped (and listed) without the mariadb CLI.
+     */
+    @ParameterizedTest(name = "multiplexing {0}")
+    @ValueSource(booleans = {true, false})
+    void theCliCtrlCInterruptsTheStatementOnTheShards(boolean multiplexing) throws Exception {
+        Path cli = ExternalTool.MARIADB_CLI.require();
+        for (String sql : List.of(singleShardSleep(), scatterUpdate())) {
+            boolean scatter = sql.startsWith("UPDATE");
+            List<Connection> locks = scatter ? lockRows() : List.of();
+            Process process = new ProcessBuilder(
+                            cli.toString(),
+                            "--no-defaults",
+                            "--protocol=TCP",
+                            "--host=127.0.0.1",
+                            "--port=" + routers.get(multiplexing).mysqlPort(),
+                            "--user=app",
+                            "--password=app-pw",
+                            "--database=" + SCHEMA,
+                            "--execute=" + sql)
+                    .redirectErrorStream(true)
+                    .start();
+            try {
+                awaitOnShards(scatter ? "UPDATE items" : "SELECT SLEEP(" + LONG_SLEEP + ")", scatter ? 2 : 1);
+                new ProcessBuilder("kill", "-INT", Long.toString(process.pid()))
+                        .start()
+                        .waitFor();
+                assertThat(process.waitFor(AWAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+                String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(output).contains("Query execution was interrupted");
+                assertThat(process.exitValue()).isNotZero();
+                // interrupted on the shards, not left running until it ends
+                awaitOnShards(scatter ? "UPDATE items" : "SELECT SLEEP(" + LONG_SLEEP + ")", 0);
+            } finally {
+                process.destroyForcibly();
+                unlock(locks);
+            }
+        }
+        try (Connection c = connect(multiplexing, Driver.MARIADB, "app");
+                Statement s = c.createStatement()) {
+            assertThat(single(s, "SELECT MAX(v) FROM items")).isLessThan(1000);
         }
     }
 
