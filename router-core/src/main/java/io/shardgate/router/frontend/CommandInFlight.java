@@ -19,12 +19,12 @@ import java.util.function.Consumer;
  * session once it succeeds, the client's packet until a backend takes it, the copy kept for a
  * retry, and a LOCAL INFILE upload in progress. It borrows and aligns the connection ({@link
  * #withConnection}), sends the command, and ends it when the relay reports the response complete,
- * when the router answers it, or when the connection is lost ({@link BackendLoss}). Every lease of the session reports to it ({@link LeaseOwner}).
+ * when the router answers it, or when the connection is lost ({@link BackendLoss}). Every lease of the session reports its relay's client-facing events here.
  *
  * <p>Threading: the session's event loop. Invariant: at most one command is in flight; the next
  * is dispatched only after {@link SessionLifecycle#drain} sees {@link #busy()} false.
  */
-final class CommandInFlight implements LeaseOwner {
+final class CommandInFlight {
     private final SessionPort session;
     private final SessionLifecycle lifecycle;
     private final SessionState state;
@@ -262,23 +262,25 @@ final class CommandInFlight implements LeaseOwner {
         }
     }
 
-    @Override
-    public Channel client() {
+    // what a lease passes on from its relay (see RelayTarget), naming itself
+
+    /** The client channel relayed bytes are written to. */
+    Channel client() {
         return session.client();
     }
 
-    @Override
-    public void responsesComplete(BackendLease lease, int statusFlags, boolean lastWasError) {
+    /** The relayed response(s) of the command ended. */
+    void responsesComplete(BackendLease lease, int statusFlags, boolean lastWasError) {
         finish(statusFlags, lastWasError);
     }
 
-    @Override
-    public void localInfileRequested() {
+    /** The server asked for a LOCAL INFILE upload: client packets are file data until an empty one. */
+    void localInfileRequested() {
         uploading = true;
     }
 
-    @Override
-    public void prepareOk(BackendLease lease, ByteBuf in, int payload) {
+    /** A COM_STMT_PREPARE_OK is being relayed: the router's statement id replaces the backend's. */
+    void prepareOk(BackendLease lease, ByteBuf in, int payload) {
         prepared.prepareOk(lease, in, payload);
     }
 
@@ -337,13 +339,13 @@ final class CommandInFlight implements LeaseOwner {
         lifecycle.drain();
     }
 
-    @Override
-    public void backendLost(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
+    /** The lease's connection closed or failed. */
+    void backendLost(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
         loss.lost(lease, reason, midPacket, nextSequenceId);
     }
 
-    @Override
-    public void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
+    /** The lease's backend stayed silent past the query timeout and was closed. */
+    void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
         loss.timedOut(lease, reason, midPacket, nextSequenceId);
     }
 
