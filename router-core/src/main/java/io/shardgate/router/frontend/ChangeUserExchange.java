@@ -17,15 +17,25 @@ final class ChangeUserExchange {
     private final ComChangeUser request;
     private final ClientAuthentication auth;
     private final byte[] seed;
-    private final FrontendSession session;
+    private final SessionPort session;
+    private final SessionLifecycle lifecycle;
+    private final SessionReset reset;
     private int sequenceId;
     private boolean awaitingClient;
 
-    ChangeUserExchange(ComChangeUser request, ClientAuthentication auth, byte[] seed, FrontendSession session) {
+    ChangeUserExchange(
+            ComChangeUser request,
+            ClientAuthentication auth,
+            byte[] seed,
+            SessionPort session,
+            SessionLifecycle lifecycle,
+            SessionReset reset) {
         this.request = request;
         this.auth = auth;
         this.seed = seed;
         this.session = session;
+        this.lifecycle = lifecycle;
+        this.reset = reset;
     }
 
     /** True while the client owes the next packet of the exchange. */
@@ -50,25 +60,25 @@ final class ChangeUserExchange {
     private void onStep(ClientAuthentication.Step step) {
         if (step instanceof ClientAuthentication.Send send) {
             awaitingClient = true;
-            session.writeToClient(session.frame(++sequenceId, out -> out.writeBytes(send.payload())));
+            session.write(session.frame(++sequenceId, out -> out.writeBytes(send.payload())));
         } else if (step instanceof ClientAuthentication.Denied denied) {
             if (denied.error().code() == ErrorCode.ER_ACCESS_DENIED_ERROR.code()) {
                 session.services().loginFailures().failed(session.remoteHost());
             }
-            session.closeWith(session.frame(++sequenceId, denied.error()::write));
+            lifecycle.closeWith(session.frame(++sequenceId, denied.error()::write));
         } else if (step instanceof ClientAuthentication.Success success) {
             UserConfig user = success.user();
             if (!session.services().userConnections().moveFor(session.client(), user)) {
                 ErrPacket limit = ErrPacket.of(
                         ErrorCode.ER_USER_LIMIT_REACHED, user.name(), "max_user_connections", user.maxConnections());
-                session.closeWith(session.frame(++sequenceId, limit::write));
+                lifecycle.closeWith(session.frame(++sequenceId, limit::write));
                 return;
             }
             if (success.fastAuthMarker()) {
-                session.writeToClient(
+                session.write(
                         session.frame(++sequenceId, out -> out.writeByte(0x01).writeByte(0x03)));
             }
-            session.changedUser(success.user(), request, ++sequenceId);
+            reset.changedUser(success.user(), request, ++sequenceId);
         }
     }
 }

@@ -95,11 +95,11 @@ final class KillCommand {
         if (victim.isClosed()) {
             return new Found(List.of(), ErrPacket.of(ErrorCode.ER_NO_SUCH_THREAD, kill.id()));
         }
-        if (!admin && !victim.user().name().equals(killer)) {
+        if (!admin && !victim.port().user().name().equals(killer)) {
             return new Found(List.of(), ErrPacket.of(ErrorCode.ER_KILL_DENIED_ERROR, kill.id()));
         }
         List<Target> targets = new ArrayList<>(2);
-        for (BackendLease lease : victim.leases().all()) {
+        for (BackendLease lease : victim.port().leases().all()) {
             PooledConnection running = lease.killTarget();
             if (running != null) {
                 targets.add(target(lease.hostgroup(), running));

@@ -222,7 +222,7 @@ final class PreparedStatementCommands {
         }
         long lastInsertId = command == Command.COM_STMT_EXECUTE ? routerLastInsertId : 0;
         // an execution on a connection borrowed for it runs again if that one was dead (see
-        // FrontendSession#backendLost)
+        // BackendLoss)
         boolean retryable = command == Command.COM_STMT_EXECUTE
                 && statement.route.sessionStatement() == null
                 && statement.route.reads()

@@ -48,7 +48,7 @@ final class SessionCache {
 
     private static final int EXECUTE_NULL_BITMAP = 10;
 
-    private final FrontendSession session;
+    private final SessionPort session;
     /** Null when the cache is off: every method is then a field check. */
     private final RouterResultCache cache;
 
@@ -70,7 +70,7 @@ final class SessionCache {
     private SessionVariables variantOf;
     private ConnectionKind variantKind;
 
-    SessionCache(FrontendSession session, RouterResultCache cache) {
+    SessionCache(SessionPort session, RouterResultCache cache) {
         this.session = session;
         this.cache = cache != null && cache.results().enabled() ? cache : null;
     }
@@ -162,7 +162,7 @@ final class SessionCache {
         Lookup lookup = cache.lookup(rules.version(), key, policy, text, mode);
         if (lookup instanceof Lookup.Hit hit) {
             packet.release();
-            session.writeToClient(hit.response());
+            session.write(hit.response());
             return true;
         } else if (lookup instanceof Lookup.Fill fill) {
             filling = cache.results().collector(fill.ticket());

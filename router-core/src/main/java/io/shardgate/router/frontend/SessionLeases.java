@@ -21,7 +21,7 @@ import java.util.Set;
 final class SessionLeases {
     private final Hostgroups hostgroups;
     private final EventLoop loop;
-    private final LeaseOwner owner;
+    private final CommandInFlight owner;
     private final SessionTransaction transaction;
     /** Few hostgroups per session: a list beats a map here. */
     private final List<BackendLease> leases = new ArrayList<>(2);
@@ -39,7 +39,7 @@ final class SessionLeases {
             Hostgroups hostgroups,
             EventLoop loop,
             ConnectionKind kind,
-            LeaseOwner owner,
+            CommandInFlight owner,
             SessionTransaction transaction) {
         this.hostgroups = hostgroups;
         this.loop = loop;

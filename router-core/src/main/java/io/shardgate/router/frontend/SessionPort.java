@@ -23,8 +23,9 @@ import java.util.function.Consumer;
  * ScatterExecution}, {@link TransactionBroadcast} and their helpers) may ask of its client session:
  * the session's state, its leases, answering the client, and the life of the command in flight —
  * run on one lease and relayed, or answered by the router from several ({@code startRouted} ...
- * {@code finishRouted}). {@link FrontendSession} implements it; the queue, backpressure, login and
- * lifecycle stay behind it.
+ * {@code finishRouted}). {@link ClientSession} implements it, the command in flight ({@link
+ * CommandInFlight}) carries the command's part out; the queue, backpressure, login and lifecycle
+ * ({@link FrontendSession}) stay behind it.
  *
  * <p>Every call is made on the session's event loop. A method that takes the client's {@link
  * Packet} takes ownership of it.
@@ -44,6 +45,9 @@ interface SessionPort {
 
     /** The client channel (its allocator sizes the router's own packets). */
     Channel client();
+
+    /** The client's host, as access-denied messages and the failed-login count name it. */
+    String remoteHost();
 
     SessionLeases leases();
 
@@ -124,6 +128,12 @@ interface SessionPort {
     /** As {@link #startRouted(Runnable)}; {@code writable} runs when the client can take writes again. */
     void startRouted(Runnable abort, Runnable writable);
 
+    /**
+     * A command started with {@link #startRouted} (parked behind a cache fill) runs after all:
+     * {@code command} routes it as if it had just arrived.
+     */
+    void resumeRouted(Runnable command);
+
     /** Part of a merged answer ({@link #finishRouted} ends it): the result cache may collect it. */
     void writeRouted(ByteBuf frames);
 
@@ -141,6 +151,9 @@ interface SessionPort {
 
     /** A command started with {@link #startRouted} was answered with {@code response} (framed, released here). */
     void finishRouted(ByteBuf response);
+
+    /** Writes {@code frames} (released by the channel) to the client as they are, outside any result-cache fill. */
+    void write(ByteBuf frames);
 
     /** A packet of the router's own, framed with {@code sequenceId}. */
     ByteBuf frame(int sequenceId, Consumer<ByteBuf> payload);

@@ -11,7 +11,7 @@ import java.util.function.Consumer;
  * The statement in flight kept for another run: a pooled connection the server killed or timed
  * out while the router was about to use it is lost before the server reads the statement, and a
  * statement that changes no data then runs once more on a fresh connection, the client seeing
- * nothing ({@link FrontendSession#backendLost} decides when a loss counts as that). The statement
+ * nothing ({@link LossDecision} decides when a loss counts as that). The statement
  * is kept (one reference of its own) until its response starts. Event-loop confined.
  */
 final class StatementRetry {

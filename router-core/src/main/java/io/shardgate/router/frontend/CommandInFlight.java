@@ -1,0 +1,376 @@
+package io.shardgate.router.frontend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.shardgate.protocol.codec.ResponseScanner.Response;
+import io.shardgate.protocol.frame.Packet;
+import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.type.Command;
+import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.StatementEffects;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The one command a client session is executing, from dispatch to the end of its response: the
+ * lease it runs on (or none, when the router answers it from several), the effects it has on the
+ * session once it succeeds, the client's packet until a backend takes it, the copy kept for a
+ * retry, and a LOCAL INFILE upload in progress. It borrows and aligns the connection ({@link
+ * #withConnection}), sends the command, and ends it when the relay reports the response complete,
+ * when the router answers it, or when the connection is lost ({@link BackendLoss}). Every lease of the session reports its relay's client-facing events here.
+ *
+ * <p>Threading: the session's event loop. Invariant: at most one command is in flight; the next
+ * is dispatched only after {@link SessionLifecycle#drain} sees {@link #busy()} false.
+ */
+final class CommandInFlight {
+    private final SessionPort session;
+    private final SessionLifecycle lifecycle;
+    private final SessionState state;
+    private final PreparedStatementCommands prepared;
+    /** The statement in flight, kept to run again if the connection borrowed for it was dead. */
+    private final StatementRetry retry = new StatementRetry();
+
+    private final BackendLoss loss;
+
+    /** A command is between dispatch and the end of its response (or waits for a connection). */
+    private boolean busy;
+    /** The lease running the command in flight (single target), or null. */
+    private BackendLease active;
+    /** Effects of the statement in flight, applied when it succeeds. */
+    private StatementEffects effects = StatementEffects.NONE;
+
+    private boolean insert;
+    /** The command in flight only reads the diagnostics area (see {@link SessionPort#diagnosticsStatement}). */
+    private boolean diagnostics;
+    /**
+     * The client's command from {@link #withConnection} until it is written to a backend (which
+     * releases it) or answered: one reference owned here rather than by the callbacks of the
+     * setup steps run before it (alignment, BEGIN, a lazy prepare), because a lost backend or a
+     * closed session drops those callbacks unrun.
+     */
+    private Packet unsent;
+    /** A LOCAL INFILE upload is running: client packets are file data until an empty one. */
+    private boolean uploading;
+    /** Drops what a command answered by the router itself holds, if the session closes first. */
+    private Runnable routedAbort;
+    /** Resumes the routed command in progress when the client can take writes again, or null. */
+    private Runnable routedWritable;
+
+    CommandInFlight(
+            SessionPort session, SessionLifecycle lifecycle, SessionState state, PreparedStatementCommands prepared) {
+        this.session = session;
+        this.lifecycle = lifecycle;
+        this.state = state;
+        this.prepared = prepared;
+        this.loss = new BackendLoss(this, session, lifecycle);
+    }
+
+    boolean busy() {
+        return busy;
+    }
+
+    /** Holds the queue while the session does something of its own (the login's first borrow). */
+    void busy(boolean busy) {
+        this.busy = busy;
+    }
+
+    /** The lease running the command in flight, or null. */
+    BackendLease active() {
+        return active;
+    }
+
+    boolean uploading() {
+        return uploading;
+    }
+
+    /** A client packet of the LOCAL INFILE upload: forwarded as it is; an empty one ends the file. */
+    void upload(Packet packet) {
+        // LOCAL INFILE data keeps the client's sequence ids
+        uploading = packet.payload().isReadable();
+        PooledConnection c = active.current();
+        c.channel().writeAndFlush(packet, c.channel().voidPromise());
+    }
+
+    void diagnosticsStatement() {
+        diagnostics = true;
+    }
+
+    /** See {@link SessionPort#run(BackendLease, Packet, Response, StatementEffects, boolean, boolean)}. */
+    void run(
+            BackendLease lease,
+            Packet packet,
+            Response response,
+            StatementEffects effects,
+            boolean insert,
+            boolean read) {
+        if (!effects.pins().isEmpty() && !effects.pins().contains(PinReason.UNTRACKED_SET)) {
+            // pin before sending: e.g. GET_LOCK must stay with its connection even if it fails halfway
+            lease.pin(effects.pins());
+        }
+        withConnection(
+                lease,
+                packet,
+                connection -> send(connection, packet, response, effects, insert),
+                read && StatementRetry.eligible(lease, response, effects));
+    }
+
+    /** See {@link SessionPort#withConnection}. */
+    void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then, boolean retryable) {
+        busy = true;
+        active = lease;
+        // (inside a transaction the retry would have to replay its BEGIN: not worth it)
+        retry.start(packet, then, retryable && state.transaction().start() == null);
+        acquire(lease, packet, then);
+    }
+
+    /** Borrows and aligns a connection for {@code packet}, whose reference passes to {@link #unsent}. */
+    private void acquire(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
+        releaseUnsent(); // none is left over: one command at a time
+        unsent = packet;
+        // only statements run inside the transaction: a COM_STMT_PREPARE (MariaDB Connector/J sends
+        // it at the first execution, mid-transaction) must not begin it on the hostgroup it goes to
+        int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
+        List<String> begin = command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code()
+                ? state.transaction().beginSteps()
+                : null;
+        lease.acquire(state.desired(), begin, (connection, error) -> {
+            if (proceed(error)) {
+                if (begin != null) {
+                    state.transaction().reached();
+                }
+                retry.sent();
+                then.accept(connection);
+            }
+        });
+    }
+
+    /** Releases the client's command if it was neither sent nor released yet (see {@link #unsent}). */
+    void releaseUnsent() {
+        if (unsent != null) {
+            Packet p = unsent;
+            unsent = null;
+            p.release();
+        }
+    }
+
+    /** False (the command answered or dropped) when the session closed or no connection came. */
+    private boolean proceed(ErrPacket error) {
+        if (lifecycle.isClosed() || error != null) {
+            retry.drop();
+        }
+        if (lifecycle.isClosed()) {
+            releaseUnsent();
+            session.leases().close();
+            return false;
+        }
+        if (error != null) {
+            fail(error);
+            return false;
+        }
+        return true;
+    }
+
+    /** See {@link SessionPort#send}. */
+    void send(PooledConnection connection, Packet packet, Response response, StatementEffects effects, boolean insert) {
+        if (packet == unsent) {
+            unsent = null; // the backend's encoder releases it now
+        }
+        this.effects = effects;
+        this.insert = insert;
+        if (response != null) {
+            connection.relay().expect(response);
+        }
+        connection.channel().writeAndFlush(packet, connection.channel().voidPromise());
+        if (response == null) {
+            finish(active.statusFlags(), false);
+        }
+    }
+
+    /** See {@link SessionPort#fail}. */
+    void fail(ErrPacket error) {
+        diagnostics = false;
+        releaseUnsent();
+        busy = false;
+        session.statement().ended(true);
+        prepared.commandFinished();
+        session.reply(1, error);
+        session.leases().releaseIfFree();
+        afterStatement();
+        lifecycle.drain();
+    }
+
+    /** See {@link SessionPort#startRouted(Runnable, Runnable)}. */
+    void startRouted(Runnable abort, Runnable writable) {
+        busy = true;
+        active = null;
+        routedAbort = abort;
+        routedWritable = writable;
+    }
+
+    /** See {@link SessionPort#resumeRouted}. */
+    void resumeRouted(Runnable command) {
+        busy = false;
+        routedAbort = null;
+        command.run();
+        lifecycle.drain();
+    }
+
+    /** See {@link SessionPort#finishRouted}. */
+    void finishRouted(ByteBuf response) {
+        session.cache().routedResponse(response);
+        busy = false;
+        session.statement().ended(false);
+        routedAbort = null;
+        routedWritable = null;
+        prepared.commandFinished();
+        if (!lifecycle.isClosed()) {
+            session.write(response);
+        } else {
+            response.release();
+        }
+        afterStatement();
+        session.leases().releaseIfFree();
+        lifecycle.drain();
+    }
+
+    /** The client can take writes again: a routed command that waited for that goes on. */
+    void clientWritable() {
+        if (routedWritable != null) {
+            routedWritable.run();
+        }
+    }
+
+    /** The session closes: what the command holds is released, its cache fill abandoned, a routed one aborted. */
+    void sessionClosed() {
+        retry.drop();
+        releaseUnsent();
+        session.cache().sessionClosed();
+        routedWritable = null;
+        if (routedAbort != null) {
+            Runnable abort = routedAbort;
+            routedAbort = null;
+            abort.run();
+        }
+    }
+
+    /** An explicit transaction ends with the last connection that has it open. */
+    private void afterStatement() {
+        if (state.transaction().opened() && session.leases().inTransaction(null).isEmpty()) {
+            state.transaction().end();
+        }
+    }
+
+    // what a lease passes on from its relay (see RelayTarget), naming itself
+
+    /** The client channel relayed bytes are written to. */
+    Channel client() {
+        return session.client();
+    }
+
+    /** The relayed response(s) of the command ended. */
+    void responsesComplete(BackendLease lease, int statusFlags, boolean lastWasError) {
+        finish(statusFlags, lastWasError);
+    }
+
+    /** The server asked for a LOCAL INFILE upload: client packets are file data until an empty one. */
+    void localInfileRequested() {
+        uploading = true;
+    }
+
+    /** A COM_STMT_PREPARE_OK is being relayed: the router's statement id replaces the backend's. */
+    void prepareOk(BackendLease lease, ByteBuf in, int payload) {
+        prepared.prepareOk(lease, in, payload);
+    }
+
+    /** The response ended: settles the diagnostics hold (asking the server if need be), then ends the command. */
+    private void finish(int statusFlags, boolean error) {
+        retry.drop();
+        BackendLease lease = active;
+        PooledConnection connection = lease.current();
+        boolean diagnosticsStatement = diagnostics;
+        diagnostics = false;
+        int warnings = connection != null ? connection.relay().warnings() : 0;
+        Boolean hold = DiagnosticsHold.after(diagnosticsStatement, lease.holdsDiagnostics(), error, warnings);
+        long insertId = connection != null ? connection.relay().insertId() : 0;
+        long rows = connection != null ? connection.relay().rows() : 0;
+        long affected = connection != null ? connection.relay().affectedRows() : 0;
+        if (hold == null && connection != null) {
+            // the statement raised nothing, but one without tables leaves the earlier warnings
+            // in place: ask the server (the next command waits, as the command is not over)
+            lease.countWarnings(count -> finish(statusFlags, error, count > 0, insertId, rows, affected));
+            return;
+        }
+        finish(statusFlags, error, hold != null && hold, insertId, rows, affected);
+    }
+
+    private void finish(
+            int statusFlags, boolean error, boolean holdDiagnostics, long insertId, long rows, long affected) {
+        StatementEffects effects = this.effects;
+        this.effects = StatementEffects.NONE;
+        prepared.commandFinished();
+        BackendLease lease = active;
+        if (!error) {
+            state.apply(effects);
+            if (lease.current() != null) {
+                lease.current().state(lease.current().state().apply(effects));
+            }
+            lease.pin(effects.pins());
+        } else if (!effects.variables().isEmpty() && lease.current() != null) {
+            // a failed SET may have applied part of its assignments: that session is unknown now
+            lease.pin(EnumSet.of(PinReason.UNTRACKED_SET));
+        }
+        if (insert && !error && lease.current() != null && insertId != 0) {
+            // the backend may have generated an AUTO_INCREMENT value: its LAST_INSERT_ID() counts now
+            state.lastInsertId().backendInsert();
+        }
+        busy = false;
+        if (lease.current() != null) {
+            state.previous().ranOn(lease, lease.epoch());
+            session.statement().ended(error, rows, affected);
+        } else {
+            session.statement().ended(error);
+        }
+        session.leases().statementEnded(lease);
+        lease.afterResponse(statusFlags, insert && !error, holdDiagnostics);
+        afterStatement();
+        session.cache().commandEnded(error);
+        lifecycle.drain();
+    }
+
+    /** The lease's connection closed or failed. */
+    void backendLost(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
+        loss.lost(lease, reason, midPacket, nextSequenceId);
+    }
+
+    /** The lease's backend stayed silent past the query timeout and was closed. */
+    void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
+        loss.timedOut(lease, reason, midPacket, nextSequenceId);
+    }
+
+    /** The statement kept for another run. */
+    StatementRetry retry() {
+        return retry;
+    }
+
+    /** Runs the kept statement again on {@code lease} (see {@link BackendLoss}). */
+    void again(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
+        acquire(lease, packet, then);
+    }
+
+    /**
+     * Ends the statement in flight with {@code error} (sequence {@code sequenceId}, after what its
+     * backend relayed) when its backend connection is gone but held nothing of the session.
+     */
+    void answer(int sequenceId, ErrPacket error) {
+        effects = StatementEffects.NONE;
+        busy = false;
+        session.statement().ended(true);
+        prepared.commandFinished();
+        session.reply(sequenceId, error);
+        session.leases().releaseIfFree();
+        afterStatement();
+        lifecycle.drain();
+    }
+}
