@@ -40,6 +40,17 @@ class DiagnosticsHoldTest {
     }
 
     @Test
+    void anAnswerWithoutARowKeepsTheConnection() {
+        // under SET sql_select_limit = 0 the server answers SHOW COUNT(*) WARNINGS with no row (the
+        // differential tester's seed 7 lost its connection to it)
+        String count = "0100000101";
+        String definition = "0400000203646566";
+        ByteBuf noRow =
+                Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(count + definition + "07000003fe000002000000"));
+        assertThat(DiagnosticsHold.count(noRow)).isEqualTo(1);
+    }
+
+    @Test
     void aDiagnosticsStatementLeavesTheAreaAsItFoundIt() {
         assertThat(DiagnosticsHold.after(true, true, false, 0)).isTrue();
         assertThat(DiagnosticsHold.after(true, false, false, 0)).isFalse();
