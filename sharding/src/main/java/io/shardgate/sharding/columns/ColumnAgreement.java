@@ -50,8 +50,11 @@ public final class ColumnAgreement {
                 agreed = columns;
                 agreedOn = hostgroup;
             } else if (!Objects.equals(agreed, columns)) {
-                differences.add("hostgroup " + agreedOn + " has " + describe(agreed) + ", hostgroup " + hostgroup
-                        + " has " + describe(columns));
+                // names when they differ, else the collations that do
+                boolean collations =
+                        agreed != null && columns != null && names(agreed).equals(names(columns));
+                differences.add("hostgroup " + agreedOn + " has " + describe(agreed, collations) + ", hostgroup "
+                        + hostgroup + " has " + describe(columns, collations));
             }
         }
         if (!differences.isEmpty()) {
@@ -64,12 +67,21 @@ public final class ColumnAgreement {
         return TableColumns.Known.of(agreed);
     }
 
-    private static String describe(List<TrackedColumn> columns) {
+    private static String describe(List<TrackedColumn> columns, boolean collations) {
         return columns == null
                 ? "no such table"
                 : "("
                         + String.join(
                                 ", ",
-                                columns.stream().map(TrackedColumn::toString).toList()) + ")";
+                                collations
+                                        ? columns.stream()
+                                                .map(TrackedColumn::toString)
+                                                .toList()
+                                        : names(columns))
+                        + ")";
+    }
+
+    private static List<String> names(List<TrackedColumn> columns) {
+        return columns.stream().map(TrackedColumn::name).toList();
     }
 }

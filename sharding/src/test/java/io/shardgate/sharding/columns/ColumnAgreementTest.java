@@ -70,4 +70,45 @@ class ColumnAgreementTest {
                 .isEqualTo(new TableColumns.Untracked("table shop.orders does not exist on its shards"));
         assertThat(catalog.lookup("shop", "not_listed")).isInstanceOf(TableColumns.Untracked.class);
     }
+
+    @Test
+    void aKeyCollationThatDiffersBetweenShardsIsADisagreementNamingThem() {
+        ColumnCatalog catalog = ColumnAgreement.catalog(
+                1,
+                SHOP,
+                Map.of(
+                        10, Map.of("shop.sessions", List.of(new TrackedColumn("token", "utf8mb4_bin"))),
+                        20, Map.of("shop.sessions", List.of(new TrackedColumn("token", "utf8mb4_general_ci"))),
+                        30, Map.of()));
+
+        assertThat(catalog.lookup("shop", "sessions"))
+                .isEqualTo(new TableColumns.Disagreeing("the shards of shop.sessions differ: hostgroup 10 has"
+                        + " (token utf8mb4_bin), hostgroup 20 has (token utf8mb4_general_ci)"));
+    }
+
+    @Test
+    void knownColumnsKeepTheirCollations() {
+        ColumnCatalog catalog = ColumnAgreement.catalog(
+                1,
+                SHOP,
+                Map.of(
+                        10,
+                                Map.of(
+                                        "shop.sessions",
+                                        List.of(
+                                                new TrackedColumn("Token", "utf8mb4_bin"),
+                                                new TrackedColumn("n", null))),
+                        20,
+                                Map.of(
+                                        "shop.sessions",
+                                        List.of(
+                                                new TrackedColumn("Token", "utf8mb4_bin"),
+                                                new TrackedColumn("n", null))),
+                        30, Map.of()));
+
+        TableColumns.Known known = (TableColumns.Known) catalog.lookup("shop", "sessions");
+        assertThat(known.names()).containsExactly("Token", "n");
+        assertThat(known.collationOf("token")).isEqualTo("utf8mb4_bin");
+        assertThat(known.collationOf("n")).isNull();
+    }
 }
