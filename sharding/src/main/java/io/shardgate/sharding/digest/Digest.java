@@ -42,19 +42,6 @@ public final class Digest {
             int parameters,
             int hints,
             boolean multiStatement,
-            List<Integer> listSlots) {
-        this(sql, text, hash, literals, slots, parameters, hints, multiStatement, listSlots, null);
-    }
-
-    private Digest(
-            String sql,
-            String text,
-            long hash,
-            List<Literal> literals,
-            int slots,
-            int parameters,
-            int hints,
-            boolean multiStatement,
             List<Integer> listSlots,
             StatementPrefix prefix) {
         this.prefix = prefix;

@@ -76,7 +76,7 @@ final class Normalizer {
         out.setLength(end);
         multiStatement = multiStatement && out.indexOf(";") >= 0 && hasSemicolonOutsideQuotes();
         String text = out.toString();
-        return new Digest(sql, text, hash(text), literals, slots, parameters, hints, multiStatement, listSlots);
+        return new Digest(sql, text, hash(text), literals, slots, parameters, hints, multiStatement, listSlots, null);
     }
 
     private void step() {

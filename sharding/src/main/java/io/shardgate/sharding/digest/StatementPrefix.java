@@ -34,12 +34,12 @@ public record StatementPrefix(String text, List<String> variables) {
 
     /** The prefix of {@code sql}, or null when it does not start with {@code SET STATEMENT ... FOR}. */
     public static StatementPrefix of(String sql) {
-        int i = skip(sql, 0);
-        if (!word(sql, i, "SET")) {
+        int i = SqlGaps.skip(sql, 0);
+        if (i < 0 || !word(sql, i, "SET")) {
             return null;
         }
-        i = skip(sql, i + 3);
-        if (!word(sql, i, "STATEMENT")) {
+        i = SqlGaps.skip(sql, i + 3);
+        if (i < 0 || !word(sql, i, "STATEMENT")) {
             return null;
         }
         i += "STATEMENT".length();
@@ -48,9 +48,9 @@ public record StatementPrefix(String text, List<String> variables) {
         int lastWordStart = -1;
         int lastWordEnd = -1;
         while (true) {
-            i = skip(sql, i);
-            if (i >= sql.length()) {
-                return null;
+            i = SqlGaps.skip(sql, i);
+            if (i < 0 || i >= sql.length()) {
+                return null; // an executable comment among the assignments: not read here
             }
             char c = sql.charAt(i);
             if (c == '?') {
@@ -80,8 +80,10 @@ public record StatementPrefix(String text, List<String> variables) {
                     end++;
                 }
                 if (depth == 0 && word(sql, i, "FOR") && end - i == 3 && !variables.isEmpty()) {
-                    int inner = skip(sql, end);
-                    return inner >= sql.length() ? null : new StatementPrefix(sql.substring(0, inner), variables);
+                    int inner = SqlGaps.skip(sql, end);
+                    return inner < 0 || inner >= sql.length()
+                            ? null
+                            : new StatementPrefix(sql.substring(0, inner), variables);
                 }
                 lastWordStart = i;
                 lastWordEnd = end;
@@ -102,25 +104,6 @@ public record StatementPrefix(String text, List<String> variables) {
         return end <= sql.length()
                 && sql.regionMatches(true, at, keyword, 0, keyword.length())
                 && (end == sql.length() || !isWordChar(sql.charAt(end)));
-    }
-
-    /** After whitespace and comments from {@code i}. */
-    private static int skip(String sql, int i) {
-        while (i < sql.length()) {
-            char c = sql.charAt(i);
-            if (Character.isWhitespace(c)) {
-                i++;
-            } else if (sql.startsWith("/*", i) && !sql.startsWith("/*!", i) && !sql.startsWith("/*M!", i)) {
-                int close = sql.indexOf("*/", i + 2);
-                i = close < 0 ? sql.length() : close + 2;
-            } else if (c == '#' || sql.startsWith("-- ", i)) {
-                int eol = sql.indexOf('\n', i);
-                i = eol < 0 ? sql.length() : eol + 1;
-            } else {
-                return i;
-            }
-        }
-        return i;
     }
 
     /** The offset after the quote opened at {@code i}, or -1 when it is not closed. */

@@ -2,6 +2,7 @@ package io.shardgate.sharding.plan;
 
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.digest.Literal;
+import io.shardgate.sharding.digest.SqlGaps;
 import java.util.List;
 
 /**
@@ -30,7 +31,7 @@ final class ClientText {
             if (c == ' ') {
                 continue;
             }
-            i = skipSpaceAndComments(sql, i);
+            i = SqlGaps.skip(sql, i);
             if (i < 0 || i >= sql.length()) {
                 return null;
             }
@@ -52,26 +53,5 @@ final class ClientText {
             }
         }
         return from < 0 || to < from ? null : sql.substring(from, to);
-    }
-
-    /** The offset of the next character that is neither whitespace nor in a comment; -1 on /*! code. */
-    private static int skipSpaceAndComments(String sql, int i) {
-        while (i < sql.length()) {
-            char c = sql.charAt(i);
-            if (Character.isWhitespace(c)) {
-                i++;
-            } else if (sql.startsWith("/*!", i) || sql.startsWith("/*M!", i)) {
-                return -1; // versioned code: not a comment; the simple walk gives up
-            } else if (sql.startsWith("/*", i)) {
-                int close = sql.indexOf("*/", i + 2);
-                i = close < 0 ? sql.length() : close + 2;
-            } else if (c == '#' || sql.startsWith("-- ", i)) {
-                int eol = sql.indexOf('\n', i);
-                i = eol < 0 ? sql.length() : eol + 1;
-            } else {
-                return i;
-            }
-        }
-        return i;
     }
 }
