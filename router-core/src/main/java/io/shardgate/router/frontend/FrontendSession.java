@@ -496,6 +496,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         inFlightEffects = StatementEffects.NONE;
         prepared.commandFinished();
         BackendLease lease = active;
+        if (effects.changesGlobals() && lease.current() != null) {
+            lease.current().partition().pool().globalsChanged(); // even a failed SET may have set some
+        }
         if (!error) {
             desired = desired.apply(effects);
             if (lease.current() != null) {
