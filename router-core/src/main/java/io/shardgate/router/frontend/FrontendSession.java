@@ -406,9 +406,13 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Leas
         return statement;
     }
 
-    /** An explicit transaction ends with the last connection that has it open. */
+    /**
+     * An explicit transaction ends with the last connection that has it open. Under autocommit=0
+     * too: its BEGIN must not be replayed before the statements after COMMIT (a SET TRANSACTION
+     * there got 1568, issue 23's mtr main.commit).
+     */
     private void afterStatement() {
-        if (transaction.opened() && leases.inTransaction(null).isEmpty()) {
+        if (transaction.opened() && !leases.serverTransactionOpen()) {
             transaction.end();
         }
     }
