@@ -18,7 +18,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Issue 23 (mtr {@code main.commit} through the router): under autocommit=0, an explicit
  * transaction ended by COMMIT is over, and {@code SET TRANSACTION ISOLATION LEVEL} for the next one
  * succeeds and applies to it, as on MariaDB. The router used to replay the ended transaction's
- * START TRANSACTION before the next statement, which then failed with 1568.
+ * START TRANSACTION before the next statement, which then failed with 1568. And a START
+ * TRANSACTION the server refuses is refused through the router too (the router answered every
+ * BEGIN-like text itself).
  */
 @ExtendWith(ProxyClusterExtension.class)
 class Issue23TransactionCharacteristicsIT {
@@ -49,6 +51,38 @@ class Issue23TransactionCharacteristicsIT {
                         "SET TRANSACTION ISOLATION LEVEL READ COMMITTED: ok",
                         "next transaction reads a later commit: true");
         assertThat(viaRouter).as("through Shardgate (%s) vs directly", driver).isEqualTo(direct);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void aStartTransactionTheServerRefusesIsRefused(Driver driver) throws Exception {
+        List<String> direct;
+        try (Connection c = cluster.direct(driver, Mode.TEXT)) {
+            direct = outcomes(
+                    c, "START TRANSACTION READ ONLY, READ WRITE", "COMMIT", "START TRANSACTION READ WRITE", "COMMIT");
+        }
+        List<String> viaRouter;
+        try (Connection c = cluster.proxied(driver, Mode.TEXT)) {
+            viaRouter = outcomes(
+                    c, "START TRANSACTION READ ONLY, READ WRITE", "COMMIT", "START TRANSACTION READ WRITE", "COMMIT");
+        }
+        assertThat(direct.get(0)).startsWith("START TRANSACTION READ ONLY, READ WRITE: 1064 ");
+        assertThat(viaRouter).as("through Shardgate (%s) vs directly", driver).isEqualTo(direct);
+    }
+
+    private static List<String> outcomes(Connection c, String... statements) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement s = c.createStatement()) {
+            for (String sql : statements) {
+                try {
+                    s.execute(sql);
+                    out.add(sql + ": ok");
+                } catch (SQLException e) {
+                    out.add(sql + ": " + e.getErrorCode() + " " + e.getSQLState());
+                }
+            }
+        }
+        return out;
     }
 
     /**
