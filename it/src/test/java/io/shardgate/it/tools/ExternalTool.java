@@ -21,6 +21,12 @@ public enum ExternalTool {
     MARIADB_CLI("mariadb", "apt-get install mariadb-client"),
     /** The dump client of the same Debian package as {@link #MARIADB_CLI}. */
     MARIADB_DUMP("mariadb-dump", "apt-get install mariadb-client"),
+    /**
+     * MariaDB's test runner {@code mysql-test-run} with its {@code main} suite (Debian's {@code
+     * mariadb-test}, which also installs the matching {@code mariadbd}): {@link #find()} gives the
+     * runner script when {@code mariadb-test} (its mysqltest) is on the PATH.
+     */
+    MARIADB_TEST("mariadb-test", "apt-get install mariadb-test"),
     HAPROXY("haproxy", "apt-get install haproxy"),
     DOCKER_COMPOSE("docker-compose", "apt-get install docker-compose"),
     OPENSSL("openssl", "apt-get install openssl"),
@@ -28,6 +34,9 @@ public enum ExternalTool {
     HADOLINT("hadolint", PythonTools.INSTALL_HINT),
     /** A Python that imports the Prometheus project's own text-format parser ({@code prometheus-client}). */
     PROMETHEUS_CLIENT("python3 with prometheus-client", PythonTools.INSTALL_HINT);
+
+    /** Where Debian's {@code mariadb-test} puts the runner and its suites. */
+    static final String MARIADB_TEST_SUITE = "/usr/share/mysql/mysql-test";
 
     private final String displayName;
     private final String install;
@@ -53,6 +62,11 @@ public enum ExternalTool {
             case HADOLINT ->
                 PythonTools.venv().map(venv -> venv.resolve("bin/hadolint")).filter(Files::isExecutable);
             case PROMETHEUS_CLIENT -> PythonTools.venv().map(venv -> venv.resolve("bin/python3"));
+            // the runner is not on the PATH (Debian keeps it with the suite); hiding mysqltest hides it
+            case MARIADB_TEST ->
+                ToolRun.find(displayName)
+                        .map(mysqltest -> Path.of(MARIADB_TEST_SUITE, "mariadb-test-run.pl"))
+                        .filter(Files::isRegularFile);
             default -> ToolRun.find(displayName);
         };
     }

@@ -36,20 +36,38 @@ public record ToolRun(List<String> command, int exitCode, String stdout, String 
     /** Runs the command with {@code input} as its standard input (e.g. a dump file fed to the mariadb CLI). */
     public static ToolRun run(Duration timeout, List<String> command, Path input)
             throws IOException, InterruptedException {
+        return run(timeout, command, input, null);
+    }
+
+    /**
+     * Runs the command in {@code directory} (null: the current one), for tools that must start where
+     * they live (MariaDB's {@code mysql-test-run}).
+     */
+    public static ToolRun run(Duration timeout, List<String> command, Path input, Path directory)
+            throws IOException, InterruptedException {
         Path out = Files.createTempFile("tool-", ".out");
         Path err = Files.createTempFile("tool-", ".err");
         try {
             Process process = new ProcessBuilder(command)
+                    .directory(directory == null ? null : directory.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(input.toFile()))
                     .redirectOutput(out.toFile())
                     .redirectError(err.toFile())
                     .start();
             int exit;
-            if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                exit = process.exitValue();
-            } else {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                exit = -1;
+            try {
+                if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    exit = process.exitValue();
+                } else {
+                    exit = -1;
+                }
+            } finally {
+                // timed out, or the test was interrupted (its own timeout): no orphans left running,
+                // children included (mysql-test-run's workers and their mysqltest)
+                if (process.isAlive() || process.descendants().findAny().isPresent()) {
+                    process.descendants().forEach(ProcessHandle::destroyForcibly);
+                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
             }
             return new ToolRun(
                     List.copyOf(command),

@@ -255,9 +255,13 @@ final class CommandInFlight {
         }
     }
 
-    /** An explicit transaction ends with the last connection that has it open. */
+    /**
+     * An explicit transaction ends with the last connection that has it open. Under autocommit=0
+     * too: its BEGIN must not be replayed before the statements after COMMIT (a SET TRANSACTION
+     * there got 1568, issue 23's mtr main.commit).
+     */
     private void afterStatement() {
-        if (state.transaction().opened() && session.leases().inTransaction(null).isEmpty()) {
+        if (state.transaction().opened() && !session.leases().serverTransactionOpen()) {
             state.transaction().end();
         }
     }
@@ -311,6 +315,9 @@ final class CommandInFlight {
         this.effects = StatementEffects.NONE;
         prepared.commandFinished();
         BackendLease lease = active;
+        if (effects.changesGlobals() && lease.current() != null) {
+            lease.current().partition().pool().globalsChanged(); // even a failed SET may have set some
+        }
         if (!error) {
             state.apply(effects);
             if (lease.current() != null) {

@@ -128,6 +128,20 @@ final class SessionLeases {
         return out;
     }
 
+    /**
+     * Whether a held connection's server has a transaction open (SERVER_STATUS_IN_TRANS). Unlike
+     * {@link #inTransaction}, autocommit off alone does not count: after COMMIT the server has none
+     * until the next statement begins one by itself.
+     */
+    boolean serverTransactionOpen() {
+        for (BackendLease lease : leases) {
+            if (lease.current() != null && (lease.statusFlags() & ServerStatus.SERVER_STATUS_IN_TRANS) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Status flags for a reply the router makes itself: the last lease's, plus any open transaction. */
     int statusFlags() {
         int flags = last != null ? last.statusFlags() : ServerStatus.SERVER_STATUS_AUTOCOMMIT;

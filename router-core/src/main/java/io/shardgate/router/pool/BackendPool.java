@@ -8,6 +8,7 @@ import io.shardgate.router.config.PoolSettings;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -38,6 +39,12 @@ public final class BackendPool implements AutoCloseable {
     final LongAdder timeouts = new LongAdder();
     final LongAdder connectFailures = new LongAdder();
     private volatile boolean closed;
+    /**
+     * Counts the GLOBAL variable changes made through this router on the server. A new connection
+     * copies the server's GLOBAL values into its session at login; one opened before a change holds
+     * the old values and is retired (closed instead of reused) when it is next idle.
+     */
+    private final AtomicLong globalsVersion = new AtomicLong();
     /** Why the server takes no new work (SHUNNED, OFFLINE...), or null when it does. */
     private volatile String refusal;
 
@@ -81,6 +88,20 @@ public final class BackendPool implements AutoCloseable {
         for (PoolPartition p : partitions.values()) {
             p.loop().execute(p::closeEveryConnection);
         }
+    }
+
+    /**
+     * A statement changed a GLOBAL variable of the server (SET GLOBAL, MySQL's SET PERSIST): every
+     * connection opened before is retired at its next release or borrow, idle ones by the evictor.
+     * Safe from any thread.
+     */
+    public void globalsChanged() {
+        globalsVersion.incrementAndGet();
+    }
+
+    /** The version of the server's GLOBAL values a connection opened now copies. */
+    long globalsVersion() {
+        return globalsVersion.get();
     }
 
     ConnectHealth health() {

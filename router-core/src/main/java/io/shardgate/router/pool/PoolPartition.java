@@ -110,10 +110,13 @@ public final class PoolPartition {
         if (pool.refusal() != null) {
             return promise.setFailure(unavailable());
         }
-        PooledConnection c =
-                previous != null && previous.kind().equals(kind) && previous.usable() && idle.remove(previous)
-                        ? previous
-                        : pollIdle(kind);
+        PooledConnection c = previous != null
+                        && previous.kind().equals(kind)
+                        && previous.usable()
+                        && !expired(previous, System.nanoTime())
+                        && idle.remove(previous)
+                ? previous
+                : pollIdle(kind);
         if (c != null) {
             promise.setSuccess(c);
         } else if (pool.tryReserve()) {
@@ -228,13 +231,17 @@ public final class PoolPartition {
         return null;
     }
 
+    /** Past {@code max_lifetime_millis}, or opened before a GLOBAL change it did not see. */
     private boolean expired(PooledConnection c, long now) {
         return now - c.createdNanos()
-                > TimeUnit.MILLISECONDS.toNanos(pool.settings().maxLifetimeMillis());
+                        > TimeUnit.MILLISECONDS.toNanos(pool.settings().maxLifetimeMillis())
+                || c.globalsVersion() != pool.globalsVersion();
     }
 
     private void open(ConnectionKind kind, Promise<PooledConnection> promise) {
         owned++;
+        // read before the login: a change that lands during it may or may not be in the session
+        long globals = pool.globalsVersion();
         BackendLogin login = new BackendLogin(
                 pool.hostgroup().user(),
                 pool.hostgroup().password(),
@@ -282,7 +289,8 @@ public final class PoolPartition {
                     pool.connector().queryTimeoutMillis(),
                     this,
                     kind,
-                    SessionVariables.initial(kind.schema()));
+                    SessionVariables.initial(kind.schema()),
+                    globals);
             all.add(c);
             if (!promise.trySuccess(c)) {
                 release(c); // the borrower gave up meanwhile

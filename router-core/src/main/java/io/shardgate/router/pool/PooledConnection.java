@@ -21,6 +21,9 @@ public final class PooledConnection implements RelayTarget {
     private final PoolPartition partition;
     private final ConnectionKind kind;
     private final long createdNanos;
+    /** {@link BackendPool#globalsVersion()} when the connection was opened. */
+    private final long globalsVersion;
+
     private long idleSinceNanos;
     private SessionVariables state;
     private boolean lost;
@@ -35,8 +38,10 @@ public final class PooledConnection implements RelayTarget {
             int queryTimeoutMillis,
             PoolPartition partition,
             ConnectionKind kind,
-            SessionVariables state) {
+            SessionVariables state,
+            long globalsVersion) {
         this.connection = connection;
+        this.globalsVersion = globalsVersion;
         this.partition = partition;
         this.kind = kind;
         this.state = state;
@@ -120,6 +125,10 @@ public final class PooledConnection implements RelayTarget {
 
     long createdNanos() {
         return createdNanos;
+    }
+
+    long globalsVersion() {
+        return globalsVersion;
     }
 
     long idleSinceNanos() {

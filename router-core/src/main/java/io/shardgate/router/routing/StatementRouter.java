@@ -45,6 +45,10 @@ public final class StatementRouter {
     private static final Pattern EXPLAIN =
             Pattern.compile("^\\s*EXPLAIN\\s+SHARDGATE\\s+(.+)$", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
     /** Ends of a transaction that leave nothing behind when no backend began it (not AND CHAIN, RELEASE). */
+    /** The BEGIN texts (digest, upper case) the router may answer itself: valid as they are. */
+    private static final Set<String> DEFERRABLE_BEGINS = Set.of(
+            "BEGIN", "BEGIN WORK", "START TRANSACTION", "START TRANSACTION READ ONLY", "START TRANSACTION READ WRITE");
+
     private static final Set<String> ENDS_ONLY = Set.of("COMMIT", "ROLLBACK", "COMMIT WORK", "ROLLBACK WORK");
 
     private static final String SCATTER_CHANGES_SESSION =
@@ -289,12 +293,13 @@ public final class StatementRouter {
 
     /**
      * Whether the BEGIN {@code digestText} can wait for the transaction's first statement (the
-     * router answers it): not WITH CONSISTENT SNAPSHOT, whose snapshot is taken at the START
-     * itself, and not while a BEGIN has something to end (an open transaction, LOCK TABLES, XA).
+     * router answers it): only the forms in {@link #DEFERRABLE_BEGINS} — not WITH CONSISTENT
+     * SNAPSHOT, whose snapshot is taken at the START itself, nor any other text, which the server
+     * must see to judge (it refuses {@code START TRANSACTION READ ONLY, READ WRITE}) — and not while a BEGIN has something to end (an open transaction, LOCK TABLES, XA).
      * The digest keeps non-reserved words in the client's case, hence the upper-casing.
      */
     public static boolean defersBegin(String digestText, SessionView session) {
-        if (digestText.toUpperCase(Locale.ROOT).contains("CONSISTENT SNAPSHOT")) {
+        if (!DEFERRABLE_BEGINS.contains(digestText.toUpperCase(Locale.ROOT))) {
             return false;
         }
         Set<PinReason> pins = session.pins();

@@ -110,13 +110,16 @@ final class Lexer {
         } else if (c == '@') {
             if (pos + 1 < n && text.charAt(pos + 1) == '@') {
                 pos += 2;
-                // @@session. / @@global. / @@local. prefixes are one token with their dot
+                // @@session. / @@global. / @@local. (MySQL: @@persist. / @@persist_only.) prefixes
+                // are one token with their dot
                 int word = wordEnd(pos);
                 if (word < n && text.charAt(word) == '.') {
                     String scope = text.substring(pos, word);
                     if (scope.equalsIgnoreCase("session")
                             || scope.equalsIgnoreCase("global")
-                            || scope.equalsIgnoreCase("local")) {
+                            || scope.equalsIgnoreCase("local")
+                            || scope.equalsIgnoreCase("persist")
+                            || scope.equalsIgnoreCase("persist_only")) {
                         word++;
                     }
                 }

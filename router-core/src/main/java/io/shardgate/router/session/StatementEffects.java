@@ -16,16 +16,30 @@ import java.util.Set;
  * @param readsLastInsertId the statement calls LAST_INSERT_ID()
  * @param readsPreviousStatement the statement calls FOUND_ROWS() or ROW_COUNT(), which read the
  *     outcome of the session's previous statement ({@link PreviousStatement})
+ * @param changesGlobals the statement assigns a GLOBAL variable ({@code SET GLOBAL}, {@code
+ *     @@global.}, MySQL's {@code PERSIST}): connections opened before it copied the old value into
+ *     their sessions, so the pool retires them ({@code BackendPool#globalsChanged})
  */
 public record StatementEffects(
         Map<String, String> variables,
         String schema,
         Set<PinReason> pins,
         boolean readsLastInsertId,
-        boolean readsPreviousStatement) {
+        boolean readsPreviousStatement,
+        boolean changesGlobals) {
 
     /** A statement without session effects (most of them). */
     public static final StatementEffects NONE = new StatementEffects(Map.of(), null, Set.of(), false, false);
+
+    /** Effects of a statement that changes no GLOBAL variable. */
+    public StatementEffects(
+            Map<String, String> variables,
+            String schema,
+            Set<PinReason> pins,
+            boolean readsLastInsertId,
+            boolean readsPreviousStatement) {
+        this(variables, schema, pins, readsLastInsertId, readsPreviousStatement, false);
+    }
 
     public StatementEffects {
         variables = variables.isEmpty() ? Map.of() : new LinkedHashMap<>(variables);
@@ -33,6 +47,11 @@ public record StatementEffects(
     }
 
     public boolean isNone() {
-        return variables.isEmpty() && schema == null && pins.isEmpty() && !readsLastInsertId && !readsPreviousStatement;
+        return variables.isEmpty()
+                && schema == null
+                && pins.isEmpty()
+                && !readsLastInsertId
+                && !readsPreviousStatement
+                && !changesGlobals;
     }
 }

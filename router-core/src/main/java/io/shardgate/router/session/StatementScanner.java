@@ -62,12 +62,14 @@ public final class StatementScanner {
         }
         String schema = null;
         Map<String, String> variables = Map.of();
+        boolean changesGlobals = false;
         if (word(sql, firstStart, firstEnd, "SET") && StatementPrefix.of(sql) != null) {
             // SET STATEMENT ... FOR <statement>: the variables last one statement, nothing to replay;
             // the pass above saw the inner statement's pins
         } else if (word(sql, firstStart, firstEnd, "SET")) {
             SetStatement set = SetStatement.parse(sql, firstEnd);
             variables = set.variables();
+            changesGlobals = set.global();
             if (set.untracked()) {
                 pins = add(pins, PinReason.UNTRACKED_SET);
             }
@@ -82,10 +84,16 @@ public final class StatementScanner {
         } else if (word(sql, firstStart, firstEnd, "XA")) {
             pins = add(pins, PinReason.XA);
         }
-        if (pins == null && variables.isEmpty() && schema == null && !lastInsertId && !previousStatement) {
+        if (pins == null
+                && variables.isEmpty()
+                && schema == null
+                && !lastInsertId
+                && !previousStatement
+                && !changesGlobals) {
             return StatementEffects.NONE;
         }
-        return new StatementEffects(variables, schema, pins == null ? Set.of() : pins, lastInsertId, previousStatement);
+        return new StatementEffects(
+                variables, schema, pins == null ? Set.of() : pins, lastInsertId, previousStatement, changesGlobals);
     }
 
     private static Set<PinReason> add(Set<PinReason> pins, PinReason reason) {
@@ -111,14 +119,18 @@ public final class StatementScanner {
         return lexer.kind == Lexer.Kind.WORD ? sql.substring(lexer.start, lexer.end) : null;
     }
 
-    /** The assignments of a {@code SET} statement, as replayable fragments keyed by variable. */
-    record SetStatement(Map<String, String> variables, boolean untracked) {
+    /**
+     * The assignments of a {@code SET} statement, as replayable fragments keyed by variable; {@code
+     * global}: it assigns a GLOBAL (or MySQL's PERSIST / PERSIST_ONLY) variable.
+     */
+    record SetStatement(Map<String, String> variables, boolean untracked, boolean global) {
         private static final java.util.regex.Pattern SYSTEM_VARIABLE_COPY = java.util.regex.Pattern.compile(
                 "^\\s*:?=\\s*@@(?:session\\.|local\\.)?([A-Za-z_0-9]+)\\s*$", java.util.regex.Pattern.CASE_INSENSITIVE);
 
         static SetStatement parse(String sql, int from) {
             Map<String, String> variables = new LinkedHashMap<>();
             boolean untracked = false;
+            boolean global = false;
             Lexer lexer = new Lexer(sql);
             lexer.pos = from;
             while (true) {
@@ -145,7 +157,11 @@ public final class StatementScanner {
                     break;
                 }
                 switch (first) {
-                    case "global", "@@global." -> skipToComma(lexer); // server-wide: nothing to replay
+                    case "global", "@@global.", "persist", "@@persist.", "persist_only", "@@persist_only." -> {
+                        // server-wide: nothing to replay, but pooled connections hold the old value
+                        global = true;
+                        skipToComma(lexer);
+                    }
                     case "names" -> {
                         int end = skipToComma(lexer);
                         for (String k : new String[] {
@@ -181,7 +197,7 @@ public final class StatementScanner {
                     case "transaction", "password", "role", "default", "statement" -> {
                         // next-transaction characteristics, credentials, roles, SET STATEMENT ... FOR:
                         // not session state we can carry over
-                        return new SetStatement(variables, true);
+                        return new SetStatement(variables, true, global);
                     }
                     default -> {
                         String name = first;
@@ -190,7 +206,7 @@ public final class StatementScanner {
                                 || first.equals("@@session.")
                                 || first.equals("@@local.")) {
                             if (!lexer.next() || lexer.kind != Lexer.Kind.WORD) {
-                                return new SetStatement(variables, true);
+                                return new SetStatement(variables, true, global);
                             }
                             name = sql.substring(lexer.start, lexer.end).toLowerCase(Locale.ROOT);
                             if (name.equals("transaction")) {
@@ -205,13 +221,13 @@ public final class StatementScanner {
                             name = first.substring(2);
                         }
                         if (!lexer.next() || !(lexer.kind == Lexer.Kind.OPERATOR)) {
-                            return new SetStatement(variables, true);
+                            return new SetStatement(variables, true, global);
                         }
                         int valueStart = lexer.end;
                         int end = skipToComma(lexer);
                         String value = sql.substring(valueStart, end).trim();
                         if (value.isEmpty()) {
-                            return new SetStatement(variables, true);
+                            return new SetStatement(variables, true, global);
                         }
                         put(variables, name, name + " = " + value);
                     }
@@ -220,7 +236,7 @@ public final class StatementScanner {
                     break;
                 }
             }
-            return new SetStatement(variables, untracked);
+            return new SetStatement(variables, untracked, global);
         }
 
         /**

@@ -246,6 +246,19 @@ class StatementRouterTest {
                         "START TRANSACTION READ ONLY",
                         "DeclareTransaction readOnly"),
                 row(
+                        "a BEGIN the router cannot vouch for goes to the server, which judges it (mtr main.commit)",
+                        "app",
+                        IDLE,
+                        "START TRANSACTION READ ONLY, READ WRITE",
+                        "OnHome beginsTransaction"),
+                row("BEGIN WORK: declared", "app", IDLE, "BEGIN WORK", "DeclareTransaction"),
+                row(
+                        "START TRANSACTION READ WRITE: declared",
+                        "app",
+                        IDLE,
+                        "START TRANSACTION READ WRITE",
+                        "DeclareTransaction"),
+                row(
                         "a consistent snapshot is taken at the START itself",
                         "app",
                         IDLE,

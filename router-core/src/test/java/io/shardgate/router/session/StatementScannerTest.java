@@ -132,6 +132,34 @@ class StatementScannerTest {
     }
 
     @Test
+    void globalAssignmentsAreFlaggedForThePoolToRetireOlderConnections() {
+        for (String sql : List.of(
+                "SET GLOBAL max_allowed_packet = 4194304",
+                "set @@global.max_allowed_packet=4194304",
+                "SET @@GLOBAL.sql_mode = ''",
+                "SET autocommit = 1, GLOBAL max_connections = 100",
+                "SET SESSION sql_mode = '', @@global.sql_mode = ''",
+                "/* comment */ SET PERSIST max_connections = 100",
+                "SET PERSIST_ONLY max_connections = 100",
+                "SET @@persist.max_connections = 100")) {
+            assertThat(StatementScanner.scan(sql).changesGlobals()).as(sql).isTrue();
+            assertThat(StatementScanner.scan(sql).isNone()).as(sql).isFalse();
+        }
+        StatementEffects mixed = StatementScanner.scan("SET autocommit = 0, GLOBAL max_connections = 100");
+        assertThat(mixed.variables()).containsExactly(Map.entry("autocommit", "autocommit = 0"));
+        assertThat(mixed.pins()).isEmpty();
+        for (String sql : List.of(
+                "SET max_allowed_packet = 4194304",
+                "SET SESSION sql_mode = CONCAT(@@global.sql_mode, ',ANSI_QUOTES')",
+                "SELECT @@global.max_allowed_packet",
+                "SET @global = 1",
+                "SELECT 'SET GLOBAL x = 1'",
+                "SET NAMES utf8mb4")) {
+            assertThat(StatementScanner.scan(sql).changesGlobals()).as(sql).isFalse();
+        }
+    }
+
+    @Test
     void useSelectsASchema() {
         assertThat(StatementScanner.scan("USE shop").schema()).isEqualTo("shop");
         assertThat(StatementScanner.scan("use `my``db`").schema()).isEqualTo("my`db");

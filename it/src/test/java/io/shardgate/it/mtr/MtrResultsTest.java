@@ -1,0 +1,98 @@
+package io.shardgate.it.mtr;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardgate.it.mtr.MtrResults.Outcome;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class MtrResultsTest {
+    /** Lines as mariadb-test-run 10.11 printed them in a run of this IT. */
+    private static final String OUTPUT = String.join(
+            "\n",
+            "Logging: mariadb-test-run.pl  --extern host=127.0.0.1 --extern port=34501",
+            "==============================================================================",
+            "TEST                                      RESULT   TIME (ms) or COMMENT",
+            "--------------------------------------------------------------------------",
+            "worker[01] Using MTR_BUILD_THREAD 300, with reserved ports 19000..19029",
+            "main.alias                               [ pass ]     35",
+            "main.select                              [ fail ]",
+            "        Test ended at 2026-11-27 05:45:18",
+            "main.lock_sync                           [ skipped ]  debug_sync is not available",
+            "main.events_time_zone                    [ disabled ]  Test is not predictable",
+            "main.type_bit 'innodb'                   [ pass ]    120",
+            "main.sp-vars                             [ retry-fail ]",
+            "--------------------------------------------------------------------------",
+            "Completed: Failed 2/4 tests, 50.00% were successful.",
+            "");
+
+    @Test
+    void readsEachTestsOutcomeAndTheClosingLine() {
+        MtrResults results = MtrResults.parse(OUTPUT);
+
+        assertThat(results.outcomes())
+                .containsExactly(
+                        Map.entry("main.alias", Outcome.PASS),
+                        Map.entry("main.select", Outcome.FAIL),
+                        Map.entry("main.lock_sync", Outcome.SKIPPED),
+                        Map.entry("main.events_time_zone", Outcome.DISABLED),
+                        Map.entry("main.type_bit 'innodb'", Outcome.PASS),
+                        Map.entry("main.sp-vars", Outcome.FAIL));
+        assertThat(results.completed()).isEqualTo("Completed: Failed 2/4 tests, 50.00% were successful.");
+        assertThat(results.summary()).startsWith("2 passed, 2 failed, 1 skipped, 1 disabled (Completed:");
+    }
+
+    @Test
+    void aRunThatStoppedEarlySaysSo() {
+        MtrResults results = MtrResults.parse("main.alias     [ pass ]  3\n");
+        assertThat(results.completed()).contains("stopped before the end");
+        assertThat(results.outcome("main.select")).isNull();
+    }
+
+    @Test
+    void comparisonCountsOnlyTestsThatPassDirectly() {
+        MtrResults direct = MtrResults.parse(OUTPUT);
+        MtrResults routed = MtrResults.parse(String.join(
+                "\n", "main.alias        [ fail ]", "main.select       [ pass ]", "main.type_bit 'innodb'   [ pass ]"));
+        List<String> tests = List.of("main.alias", "main.select", "main.type_bit 'innodb'", "main.lock_sync");
+
+        MtrComparison none = MtrComparison.of(tests, direct, routed, Map.of());
+        assertThat(none.regressions()).containsExactly("main.alias (FAIL)");
+        assertThat(none.failedDirectly()).containsExactly("main.select (FAIL)", "main.lock_sync (SKIPPED)");
+
+        MtrComparison listed =
+                MtrComparison.of(tests, direct, routed, Map.of("main.alias", "why", "main.type_bit 'innodb'", "why"));
+        assertThat(listed.regressions()).isEmpty();
+        assertThat(listed.known()).containsExactly("main.alias");
+        assertThat(listed.fixed())
+                .as("a listed difference that passes must leave the list")
+                .containsExactly("main.type_bit 'innodb'");
+    }
+
+    @Test
+    void aTestMissingFromTheRoutedRunIsARegression() {
+        MtrResults direct = MtrResults.parse("main.alias   [ pass ]\n");
+        MtrComparison comparison = MtrComparison.of(List.of("main.alias"), direct, MtrResults.parse(""), Map.of());
+        assertThat(comparison.regressions()).containsExactly("main.alias (null)");
+    }
+
+    @Test
+    void listsReadNamesMarksAndReasons() {
+        List<String[]> lines = MtrTestList.parse("# how chosen\nalias ci\nselect   # a comment\n\nsp-vars ci\n");
+        assertThat(MtrTestList.subset(lines, false)).containsExactly("main.alias", "main.sp-vars");
+        assertThat(MtrTestList.subset(lines, true)).containsExactly("main.alias", "main.select", "main.sp-vars");
+        assertThatThrownBy(() -> MtrTestList.subset(MtrTestList.parse("alias nightly\n"), true))
+                .hasMessageContaining("expected 'name' or 'name ci'");
+    }
+
+    @Test
+    void theCheckedInListsParse() {
+        assertThat(MtrTestList.subset(true)).isNotEmpty().allMatch(test -> test.startsWith("main."));
+        assertThat(MtrTestList.subset(false)).isNotEmpty();
+        assertThat(MtrTestList.subset(true)).containsAll(MtrTestList.subset(false));
+        assertThat(MtrTestList.subset(true))
+                .containsAll(MtrTestList.differences().keySet());
+    }
+}
