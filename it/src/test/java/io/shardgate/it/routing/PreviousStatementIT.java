@@ -155,4 +155,30 @@ class PreviousStatementIT {
             assertThat(one(s, "SELECT ROW_COUNT()")).isEqualTo(direct);
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void theRoutersOwnWarningsCheckIsNeverTakenForTheStatementsRowCount(Driver driver) throws Exception {
+        cluster.onShard(10, "CREATE TABLE IF NOT EXISTS plain (id INT PRIMARY KEY, v INT)", "DELETE FROM plain");
+        cluster.onShard(10, "INSERT INTO plain VALUES (1, 1), (2, 2), (3, 3)");
+        try (Connection c = cluster.proxied(driver);
+                Statement s = c.createStatement()) {
+            // in a transaction (which keeps the connection), a warning, then a clean UPDATE of an
+            // unlisted table (the same default hostgroup): the router asks SHOW COUNT(*) WARNINGS on
+            // that connection, which sets the server's ROW_COUNT() to -1
+            c.setAutoCommit(false);
+            s.executeQuery("SELECT 1/0").close();
+            assertThat(s.executeUpdate("UPDATE plain SET v = v + 1 WHERE id < 3"))
+                    .isEqualTo(2);
+            try (ResultSet rs = s.executeQuery("SELECT ROW_COUNT()")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).as("the UPDATE's row count").isEqualTo(2);
+            } catch (SQLException e) {
+                assertThat(e.getErrorCode())
+                        .as("or refused, never another statement's count")
+                        .isEqualTo(1235);
+            }
+            c.rollback();
+        }
+    }
 }

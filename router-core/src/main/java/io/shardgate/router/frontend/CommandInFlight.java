@@ -300,17 +300,26 @@ final class CommandInFlight {
         long insertId = connection != null ? connection.relay().insertId() : 0;
         long rows = connection != null ? connection.relay().rows() : 0;
         long affected = connection != null ? connection.relay().affectedRows() : 0;
+        // the server session as the statement left it: the check below is a statement of the router's
+        // own, which replaces ROW_COUNT() there (the epoch then differs, so it is not asked later)
+        long epoch = lease.epoch();
         if (hold == null && connection != null) {
             // the statement raised nothing, but one without tables leaves the earlier warnings
             // in place: ask the server (the next command waits, as the command is not over)
-            lease.countWarnings(count -> finish(statusFlags, error, count > 0, insertId, rows, affected));
+            lease.countWarnings(count -> finish(statusFlags, error, count > 0, insertId, rows, affected, epoch));
             return;
         }
-        finish(statusFlags, error, hold != null && hold, insertId, rows, affected);
+        finish(statusFlags, error, hold != null && hold, insertId, rows, affected, epoch);
     }
 
     private void finish(
-            int statusFlags, boolean error, boolean holdDiagnostics, long insertId, long rows, long affected) {
+            int statusFlags,
+            boolean error,
+            boolean holdDiagnostics,
+            long insertId,
+            long rows,
+            long affected,
+            long epoch) {
         StatementEffects effects = this.effects;
         this.effects = StatementEffects.NONE;
         prepared.commandFinished();
@@ -334,7 +343,7 @@ final class CommandInFlight {
         }
         busy = false;
         if (lease.current() != null) {
-            state.previous().ranOn(lease, lease.epoch());
+            state.previous().ranOn(lease, epoch);
             session.statement().ended(error, rows, affected);
         } else {
             session.statement().ended(error);
