@@ -74,6 +74,7 @@ color_of() { # target -> its colour, the same in every chart
     haproxy) echo "#1b9e77" ;;
     shardgate) echo "#d95f02" ;;
     shardgate-sharded) echo "#e7298a" ;;
+    shardgate-baseline) echo "#a6761d" ;;
     *) echo "#666666" ;;
   esac
 }

@@ -17,7 +17,10 @@
 #   TARGETS     direct haproxy shardgate   (haproxy is skipped when not installed;
 #                                           shardgate-sharded: the same router with the sbtest tables
 #                                           spread over two hostgroups by the `table` strategy, both on
-#                                           the same MariaDB: the cost of planning and routing alone)
+#                                           the same MariaDB: the cost of planning and routing alone;
+#                                           shardgate-baseline: the shardgate target run from the jar
+#                                           BASELINE_JAR, e.g. built from an earlier commit: a
+#                                           before/after comparison in one run)
 #   THREADS     1 4 16 64 256               sysbench client threads, one run per target and count
 #   DURATION    20                          seconds per run
 #   ROUNDS      1                           runs per target and thread count, interleaved (target A,
@@ -127,6 +130,9 @@ shardgate_config() { # port -> one hostgroup, the schema not sharded
   echo "schemas:"
   echo "  - {name: $DB_NAME, default_hostgroup: 10}"
 }
+shardgate_baseline_config() { # port -> as shardgate_config, in its own data directory
+  shardgate_config "$1" | sed "s#$work/shardgate-data#$work/shardgate-baseline-data#"
+}
 shardgate_sharded_config() { # port -> the routing layer's cost alone: sbtest tables spread over two
   # hostgroups by the `table` strategy, both on the same MariaDB, so every statement is planned and
   # routed by table
@@ -172,7 +178,19 @@ for target in $TARGETS; do
       say "Shardgate $target ($jar) on 127.0.0.1:${port[$target]} (pid ${pid[$target]})"
       active+=("$target")
       ;;
-    *) die "unknown target '$target' (direct, haproxy, shardgate, shardgate-sharded)" ;;
+    shardgate-baseline)
+      [ -n "${BASELINE_JAR:-}" ] && [ -f "$BASELINE_JAR" ] || die "shardgate-baseline needs BASELINE_JAR (a router jar)"
+      measured_jar=$jar
+      jar=$BASELINE_JAR
+      start_shardgate "$target" shardgate_baseline_config "$SHARDGATE_JAVA_OPTS"
+      jar=$measured_jar
+      port[$target]=$shardgate_port
+      pid[$target]=$shardgate_pid
+      user[$target]=$APP_USER password[$target]=$APP_PASSWORD
+      say "Shardgate $target ($BASELINE_JAR) on 127.0.0.1:${port[$target]} (pid ${pid[$target]})"
+      active+=("$target")
+      ;;
+    *) die "unknown target '$target' (direct, haproxy, shardgate, shardgate-sharded, shardgate-baseline)" ;;
   esac
 done
 [ ${#active[@]} -gt 0 ] || die "no target to measure"
@@ -271,6 +289,7 @@ case "$NAME" in scaling-*) heading="Connection scaling" ;; esac
   [ -z "${pid[haproxy]:-}" ] || echo "- HAProxy: $(haproxy -v | head -n 1)"
   commit=$(git_commit)
   [ -z "${pid[shardgate]:-}" ] || echo "- shardgate: $(basename "$jar") at commit $commit${SHARDGATE_JAVA_OPTS:+ (JVM options: $SHARDGATE_JAVA_OPTS)}${SHARDGATE_SERVER_OPTS:+ (server section: $SHARDGATE_SERVER_OPTS)}, one hostgroup, the schema not sharded"
+  [ -z "${pid[shardgate-baseline]:-}" ] || echo "- shardgate-baseline: the shardgate target's configuration run from \`$BASELINE_JAR\`"
   [ -z "${pid[shardgate-sharded]:-}" ] || echo "- shardgate-sharded: the same router, sbtest1..$TABLES spread over hostgroups 10 and 20 by the \`table\` strategy (both on the same MariaDB): every statement is planned and routed by table"
   echo "- everything (clients, proxies, MariaDB) shares the same $(nproc) CPUs on 127.0.0.1;"
   echo "  load average before measuring: $load_before, after: $load_after (other work on the machine skews results)"
