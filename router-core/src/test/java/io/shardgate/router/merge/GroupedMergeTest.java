@@ -105,7 +105,8 @@ class GroupedMergeTest {
                         new MergeSpec.Weights(col(0), new Column(1, true), new Column(2, true)),
                         new MergeSpec.Weights(col(4), new Column(3, true), new Column(4, true)),
                         new MergeSpec.Weights(col(5), new Column(5, true), new Column(6, true))),
-                false);
+                false,
+                List.of());
     }
 
     /** The statement families a grouped merge serves, over {@link #columns}. */

@@ -84,7 +84,8 @@ class ShardResultMergerTest {
                 null,
                 List.of(),
                 List.of(weights),
-                false);
+                false,
+                List.of());
     }
 
     private static MergeSpec.Weights weighedAt(Column value, int hiddenWeight) {

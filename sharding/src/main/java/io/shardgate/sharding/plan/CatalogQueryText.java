@@ -147,7 +147,19 @@ final class CatalogQueryText {
                     new MergeSpec.Column(2 * j + 1, true)));
         }
         return new MergeSpec(
-                orderBy, List.of(), List.of(), distinct, -1, -1, 2 * at.size(), false, null, List.of(), weights, false);
+                orderBy,
+                List.of(),
+                List.of(),
+                distinct,
+                -1,
+                -1,
+                2 * at.size(),
+                false,
+                null,
+                List.of(),
+                weights,
+                false,
+                List.of());
     }
 
     /** Top-level positions in a normalized text: outside parentheses and back-quoted names. */

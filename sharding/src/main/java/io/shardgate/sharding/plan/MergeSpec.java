@@ -101,36 +101,6 @@ public record MergeSpec(
                 itemNames);
     }
 
-    /** Every item named as the shards name it. */
-    public MergeSpec(
-            List<SortKey> orderBy,
-            List<Column> groupBy,
-            List<Aggregate> aggregates,
-            boolean distinct,
-            int offset,
-            int count,
-            int hiddenColumns,
-            boolean sumAffectedRows,
-            HavingCondition having,
-            List<Computed> computed,
-            List<Weights> weights,
-            boolean namesInByteOrder) {
-        this(
-                orderBy,
-                groupBy,
-                aggregates,
-                distinct,
-                offset,
-                count,
-                hiddenColumns,
-                sumAffectedRows,
-                having,
-                computed,
-                weights,
-                namesInByteOrder,
-                List.of());
-    }
-
     /** The client's name of select item {@code index} when the shards name it otherwise, or null. */
     public String itemName(int index) {
         for (ItemName n : itemNames) {

@@ -177,7 +177,8 @@ final class UnionPlanner {
                 null,
                 List.of(),
                 weights,
-                false);
+                false,
+                List.of());
         return new Planned(StatementKind.SELECT, role, route, new ShardSql.Verbatim(), scatter, spec);
     }
 
