@@ -2,6 +2,7 @@ package io.shardgate.router.merge;
 
 import io.shardgate.protocol.type.MySqlType;
 import io.shardgate.sharding.plan.MergeExpression;
+import io.shardgate.sharding.plan.MergeSpec;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -22,9 +23,18 @@ final class ComputedColumn {
 
     private static final int NOT_FIXED_DEC = 31;
 
+    private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
+    private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
+
     private final MergeExpression expression;
     private final ResultColumn column;
     private final boolean floating;
+    /**
+     * A signed integer item: MySQL checks every step of its integer arithmetic ({@code (MAX(a) -
+     * MIN(b)) - MAX(a)} fails at the inner minus), so the merge checks each step too.
+     */
+    private final boolean signedInteger;
+
     private final ToIntFunction<io.shardgate.sharding.plan.MergeSpec.Column> columnIndex;
 
     ComputedColumn(
@@ -34,6 +44,11 @@ final class ComputedColumn {
         this.expression = expression;
         this.column = column;
         this.floating = column.type() == MySqlType.DOUBLE || column.type() == MySqlType.FLOAT;
+        this.signedInteger = !column.unsigned()
+                && switch (column.type()) {
+                    case TINY, SHORT, INT24, LONG, LONGLONG -> true;
+                    default -> false;
+                };
         this.columnIndex = columnIndex;
     }
 
@@ -82,7 +97,7 @@ final class ComputedColumn {
         }
         if (e instanceof MergeExpression.Negate n) {
             Object v = evaluate(n.operand(), row, floating);
-            return v == null ? null : floating ? (Object) (-(Double) v) : ((BigDecimal) v).negate();
+            return v == null ? null : floating ? (Object) (-(Double) v) : step(((BigDecimal) v).negate());
         }
         if (e instanceof MergeExpression.Arithmetic a) {
             Object l = evaluate(a.left(), row, floating);
@@ -92,7 +107,7 @@ final class ComputedColumn {
             }
             return floating
                     ? (Object) arithmetic(a.op(), (Double) l, (Double) r)
-                    : arithmetic(a.op(), (BigDecimal) l, (BigDecimal) r);
+                    : step(arithmetic(a.op(), (BigDecimal) l, (BigDecimal) r));
         }
         if (e instanceof MergeExpression.Function f) {
             return function(f, row, floating);
@@ -113,7 +128,7 @@ final class ComputedColumn {
             }
             case "ABS" -> {
                 Object v = evaluate(f.arguments().get(0), row, floating);
-                return v == null ? null : floating ? (Object) Math.abs((Double) v) : ((BigDecimal) v).abs();
+                return v == null ? null : floating ? (Object) Math.abs((Double) v) : step(((BigDecimal) v).abs());
             }
             case "ROUND" -> {
                 Object v = evaluate(f.arguments().get(0), row, floating);
@@ -139,6 +154,47 @@ final class ComputedColumn {
             }
             default -> throw MergeException.unsupported(f.name() + " over aggregates computed by the merge");
         }
+    }
+
+    /** {@code value}, one step of a signed integer item, if it fits a BIGINT: else MySQL's 1690. */
+    private BigDecimal step(BigDecimal value) {
+        if (value == null || !signedInteger) {
+            return value;
+        }
+        if (value.compareTo(LONG_MIN) < 0 || value.compareTo(LONG_MAX) > 0) {
+            throw MergeException.outOfRange("BIGINT value is out of range in '" + value.toPlainString() + "'");
+        }
+        return value;
+    }
+
+    /**
+     * Whether {@code e} can never be NULL, as MySQL flags the item NOT NULL: arithmetic of NOT NULL
+     * operands (a division can be NULL, by zero), COALESCE with a NOT NULL argument, the NOT NULL
+     * flag of a merged column ({@code COUNT}) as the shards sent it. The shards' column for the item
+     * lost the flag to {@code IF(FALSE, item, NULL)}, which they run instead of the item.
+     */
+    static boolean notNull(MergeExpression e, java.util.function.Predicate<MergeSpec.Column> notNullColumn) {
+        if (e instanceof MergeExpression.ColumnValue c) {
+            return notNullColumn.test(c.column());
+        }
+        if (e instanceof MergeExpression.Constant c) {
+            return c.value() != null;
+        }
+        if (e instanceof MergeExpression.Negate n) {
+            return notNull(n.operand(), notNullColumn);
+        }
+        if (e instanceof MergeExpression.Arithmetic a) {
+            return a.op() != MergeExpression.Operator.DIVIDE
+                    && notNull(a.left(), notNullColumn)
+                    && notNull(a.right(), notNullColumn);
+        }
+        if (e instanceof MergeExpression.Function f) {
+            return switch (f.name()) {
+                case "COALESCE", "IFNULL" -> f.arguments().stream().anyMatch(x -> notNull(x, notNullColumn));
+                default -> f.arguments().stream().allMatch(x -> notNull(x, notNullColumn));
+            };
+        }
+        return false;
     }
 
     private static Double arithmetic(MergeExpression.Operator op, double l, double r) {

@@ -3,6 +3,7 @@ package io.shardgate.router.merge;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.shardgate.sharding.plan.MergeSpec;
+import java.util.List;
 
 /**
  * The merge of a GROUP BY, an aggregate query or a DISTINCT on several shards while their rows
@@ -160,9 +161,9 @@ public final class GroupedMerge {
         ByteBuf out = alloc.buffer(256);
         try {
             ResponseWriter writer = new ResponseWriter(out);
-            ShardStream failed = failedShard();
-            if (failed != null) {
-                writer.copy(failed.error());
+            List<ByteBuf> errors = ShardStream.errors(shards);
+            if (!errors.isEmpty()) {
+                ShardErrors.write(writer, errors, offset > 0 || count >= 0);
                 return out;
             }
             try {

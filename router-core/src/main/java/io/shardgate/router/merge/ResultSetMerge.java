@@ -73,6 +73,13 @@ final class ResultSetMerge {
         this.computed = new ComputedColumn[n];
         for (MergeSpec.Computed c : spec.computed()) {
             int at = column(c.column());
+            if (ComputedColumn.notNull(
+                    c.expression(),
+                    leaf -> ColumnFlags.has(first.get(column(leaf)).flags(), ColumnFlags.NOT_NULL_FLAG))) {
+                ResultColumn typed = columns[at];
+                columns[at] = typed.retyped(
+                        typed.type(), typed.length(), typed.decimals(), typed.flags() | ColumnFlags.NOT_NULL_FLAG);
+            }
             computed[at] = new ComputedColumn(c.expression(), columns[at], this::column);
             if (c.name() != null) {
                 names[at] = c.name(); // the item as the client wrote it, as MySQL names it

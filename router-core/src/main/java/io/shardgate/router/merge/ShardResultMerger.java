@@ -62,12 +62,12 @@ public final class ShardResultMerger {
         ByteBuf out = alloc.buffer(estimate(responses));
         try {
             ResponseWriter writer = new ResponseWriter(out);
-            ShardResponse err = shards.stream()
+            List<ByteBuf> errors = shards.stream()
                     .filter(s -> s.kind == ShardResponse.Kind.ERR)
-                    .findFirst()
-                    .orElse(null);
-            if (err != null) {
-                writer.copy(err.packet);
+                    .map(s -> s.packet)
+                    .toList();
+            if (!errors.isEmpty()) {
+                ShardErrors.write(writer, errors, offset > 0 || count >= 0);
                 return out;
             }
             ShardResponse.Kind kind = shards.get(0).kind;

@@ -83,6 +83,17 @@ final class ShardStream {
         return error;
     }
 
+    /** The ERR payloads of the shards of {@code shards} that answered one, in shard order; still owned there. */
+    static List<ByteBuf> errors(ShardStream[] shards) {
+        List<ByteBuf> errors = new ArrayList<>();
+        for (ShardStream s : shards) {
+            if (s.error != null) {
+                errors.add(s.error);
+            }
+        }
+        return errors;
+    }
+
     int warnings() {
         return warnings;
     }

@@ -63,6 +63,16 @@ public final class StreamingMerge {
     private boolean complete;
     /** An ERR decided while nothing could be written; sent by the next {@link #poll}. */
     private ErrPacket pendingError;
+    /**
+     * A shard's ERR is due: the merge needs the row that shard failed on (an ORDER BY merge whose
+     * least row may be it; any row of a concatenation). The rows that still arrive are dropped and
+     * the answer ends with the ERR {@link ShardErrors} decides once every shard has ended: until
+     * then the merge goes on from the rows every shard sent before failing, so a LIMIT met by them
+     * is answered in full, as MySQL answers it without evaluating the failing row.
+     */
+    private boolean failing;
+    /** The statement has a LIMIT or OFFSET. */
+    private final boolean windowed;
     /** Where the round robin of a concatenation looks first. */
     private int nextShard;
 
@@ -95,6 +105,7 @@ public final class StreamingMerge {
         }
         this.toSkip = Math.max(0, offset);
         this.left = count < 0 ? Long.MAX_VALUE : count;
+        this.windowed = offset > 0 || count >= 0;
         this.headPayloads = new ByteBuf[shardCount];
         Comparator<ShardRow> byKeys = this::compareRows;
         this.heads = spec.orderBy().isEmpty()
@@ -115,6 +126,9 @@ public final class StreamingMerge {
         }
         try {
             shards[shard].addAndRelease(chunk);
+            if (failing) {
+                shards[shard].dropRows();
+            }
         } catch (MergeException e) {
             fail(e.toErr());
         }
@@ -123,7 +137,7 @@ public final class StreamingMerge {
     /** Whether shard {@code shard} should be read further now (its queue has room, or it is being drained). */
     public boolean wantsMore(int shard) {
         // complete rows only: a row larger than the queue must still arrive whole
-        return complete || shards[shard].queuedBytes() < queueBytes;
+        return complete || failing || shards[shard].queuedBytes() < queueBytes;
     }
 
     /** True once the client's answer is decided in full; later bytes are discarded. */
@@ -190,18 +204,25 @@ public final class StreamingMerge {
                             + " shards needs more than server.max_merge_bytes (" + maxBytes + " bytes)");
             return;
         }
+        // a shard that failed before its result set has no row to merge; a concatenation needs them all
+        failing |= heads == null && failedShard() != null || failedBeforeColumns();
+        if (failing) {
+            endFailing(allEnded);
+            return;
+        }
         if (columns == null && !describe(statusFlags)) {
             return;
         }
         while (!complete && out.readableBytes() < batchBytes) {
-            ShardStream failed = failedShard();
-            if (failed != null) {
-                writer.copy(failed.error());
-                finish();
-            } else if (left == 0) {
-                terminator(statusFlags);
-            } else if (!nextRow()) {
-                if (allEnded || everyShardEnded()) {
+            if (left == 0) {
+                terminator(statusFlags); // the LIMIT is met: what failed after it does not matter
+                continue;
+            }
+            failing |= heads == null && failedShard() != null;
+            if (failing || !nextRow()) {
+                if (failing) {
+                    endFailing(allEnded);
+                } else if (allEnded || everyShardEnded()) {
                     terminator(statusFlags);
                 }
                 return;
@@ -209,14 +230,8 @@ public final class StreamingMerge {
         }
     }
 
-    /** Writes the column definitions once every shard sent its own (or an ERR answers instead). */
+    /** Writes the column definitions once every shard sent its own. */
     private boolean describe(int statusFlags) {
-        ShardStream failed = failedShard();
-        if (failed != null) {
-            writer.copy(failed.error());
-            finish();
-            return false;
-        }
         for (ShardStream s : shards) {
             if (!s.described()) {
                 return false;
@@ -293,6 +308,9 @@ public final class StreamingMerge {
                     ByteBuf p = s.pollRow();
                     headPayloads[s.shard] = p;
                     heads.add(new ShardRow(s.shard, p, columns, binary));
+                } else if (s.error() != null) {
+                    failing = true; // the least row may be the one this shard failed on
+                    return false;
                 } else if (!s.ended()) {
                     return false; // the least row may still come from this shard
                 }
@@ -344,6 +362,27 @@ public final class StreamingMerge {
         return null;
     }
 
+    /** While failing: drops what the shards sent; once all have ended, writes the decided ERR. */
+    private void endFailing(boolean allEnded) {
+        dropRows();
+        for (ShardStream s : shards) {
+            if (!allEnded && !s.ended()) {
+                return;
+            }
+        }
+        ShardErrors.write(writer, ShardStream.errors(shards), windowed);
+        finish();
+    }
+
+    private boolean failedBeforeColumns() {
+        for (ShardStream s : shards) {
+            if (s.error() != null && s.columns().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private boolean everyShardEnded() {
         for (ShardStream s : shards) {
             if (!s.ended() || s.hasRow()) {
@@ -384,6 +423,10 @@ public final class StreamingMerge {
 
     private void finish() {
         complete = true;
+        dropRows();
+    }
+
+    private void dropRows() {
         for (int i = 0; i < shards.length; i++) {
             shards[i].dropRows();
             if (headPayloads[i] != null) {

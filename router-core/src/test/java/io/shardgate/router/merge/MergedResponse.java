@@ -17,7 +17,7 @@ import java.util.List;
 
 /**
  * A merged response decoded with the protocol codecs, checking the framing on the way: sequence
- * ids from 1, one terminator, nothing after it. Releases the buffer it decodes.
+ * ids from 1, one terminator (or an ERR after some rows), nothing after it. Releases the buffer it decodes.
  */
 record MergedResponse(
         List<ColumnDefinition41> columns,
@@ -80,6 +80,9 @@ record MergedResponse(
                 rows.add(binary ? BinaryRow.read(p, columns) : TextRow.read(p, columns));
             }
             ByteBuf last = packets.get(packets.size() - 1);
+            if (ErrPacket.isErr(last)) { // the statement failed while its rows were sent
+                return new MergedResponse(columns, rows, raw, null, ErrPacket.read(last), 0, 0);
+            }
             if (deprecateEof) {
                 OkPacket end = OkPacket.read(last, caps);
                 if (end.header() != OkPacket.EOF_HEADER) {

@@ -325,6 +325,63 @@ class StreamingMergeTest {
         assertThat(got.message()).isEqualTo("Table 'shop.t' doesn't exist");
     }
 
+    private static final ErrPacket OUT_OF_RANGE =
+            new ErrPacket(1690, "22003", "BIGINT value is out of range in '-`t`.`id`'");
+
+    /** Shard 0: rows k = 1, 2, 3; shard 1: the row k = 5, then (evaluating its next row) OUT_OF_RANGE. */
+    private MergedResponse orderedWithFailedRow(long offset, long count) {
+        shards = new ShardResponses(false, true);
+        List<ByteBuf> responses = List.of(
+                shards.resultSet(columns(), List.of(row("a", 1L, 1L), row("b", 2L, 2L), row("c", 3L, 3L)), 0),
+                shards.resultSetThenErr(columns(), List.of(row("e", 5L, 5L)), OUT_OF_RANGE));
+        MergeSpec spec = orderBy(offset < 0 ? -1 : 0, count < 0 ? -1 : 1);
+        return MergedResponse.decodeAndRelease(
+                stream(responses, spec, offset, count, false, true, new Random(5), MAX_BYTES), false, true);
+    }
+
+    @Test
+    void aLimitMetBeforeTheRowAShardFailedOnIsAnsweredInFull() {
+        // MySQL sorts the failing row (after k = 5) past LIMIT 3 and never evaluates it
+        MergedResponse got = orderedWithFailedRow(-1, 3);
+        assertThat(got.err()).isNull();
+        assertThat(got.rows()).extracting(r -> new String((byte[]) r.get(0))).containsExactly("a", "b", "c");
+    }
+
+    @Test
+    void aRowAShardFailedOnThatTheMergeNeedsUnderALimitIsRefused() {
+        // the 5th row is the failing row or one before it: MySQL may or may not evaluate it
+        MergedResponse got = orderedWithFailedRow(-1, 5);
+        assertThat(got.err().code()).isEqualTo(ErrorCode.ER_NOT_SUPPORTED_YET.code());
+        assertThat(got.err().message())
+                .contains("a LIMIT or OFFSET on several shards where a shard failed on a row (1690: BIGINT value");
+    }
+
+    @Test
+    void anOffsetOverTheRowAShardFailedOnIsRefused() {
+        assertThat(orderedWithFailedRow(4, 1).err().code()).isEqualTo(ErrorCode.ER_NOT_SUPPORTED_YET.code());
+    }
+
+    @Test
+    void withoutALimitTheShardsErrorIsTheAnswerAfterTheRowsBeforeIt() {
+        // MySQL evaluates every row: it fails too, after sending the rows sorted before the failing one
+        MergedResponse got = orderedWithFailedRow(-1, -1);
+        assertThat(got.err().code()).isEqualTo(1690);
+        assertThat(got.err().message()).isEqualTo(OUT_OF_RANGE.message());
+        assertThat(got.rows()).extracting(r -> new String((byte[]) r.get(0))).containsExactly("a", "b", "c", "e");
+    }
+
+    @Test
+    void shardsFailingOnTheirDataWithDifferentCodesAreRefused() {
+        shards = new ShardResponses(false, true);
+        List<ByteBuf> responses = List.of(
+                shards.resultSetThenErr(columns(), List.of(row("a", 1L, 1L)), OUT_OF_RANGE),
+                shards.err(1264, "22003", "Out of range value for column 'd' at row 2"));
+        MergedResponse got = MergedResponse.decodeAndRelease(
+                stream(responses, MergeSpec.CONCAT, -1, -1, false, true, new Random(6), MAX_BYTES), false, true);
+        assertThat(got.err().code()).isEqualTo(ErrorCode.ER_NOT_SUPPORTED_YET.code());
+        assertThat(got.err().message()).contains("different errors (1690: ").contains("; 1264: ");
+    }
+
     @Test
     void differentColumnCountsAreAnErrNotAWrongAnswer() {
         shards = new ShardResponses(false, true);

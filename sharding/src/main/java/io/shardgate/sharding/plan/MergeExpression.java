@@ -6,8 +6,8 @@ import java.util.stream.Collectors;
 /**
  * A select item over aggregates that the merge computes from the merged aggregates when groups
  * span shards ({@code SUM(k)/COUNT(*)}, {@code MAX(k)-MIN(k)}, {@code ROUND(AVG(k),2)}, {@code
- * COUNT(*)+1}): each shard still computes the item, for its column definition only; the merge
- * replaces the value. Leaves are merged columns (the aggregates, hidden when not selected) and
+ * COUNT(*)+1}): each shard types the item, for its column definition only, without evaluating
+ * it ({@code IF(FALSE, item, NULL)}); the merge computes the value. Leaves are merged columns (the aggregates, hidden when not selected) and
  * the statement's literals; a division (AVG counts as SUM / COUNT) appears only where its exact
  * quotient gives MySQL's answer: at the top, or directly under a top-level ROUND.
  */

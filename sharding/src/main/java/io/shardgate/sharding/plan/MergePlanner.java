@@ -89,6 +89,7 @@ final class MergePlanner {
                     }
                     SqlNode item = items.get(i);
                     boolean aliased = item.getKind() == SqlKind.AS;
+                    neverEvaluated(unalias(item));
                     computed.add(new MergeSpec.Computed(
                             new Column(i, false),
                             expressions.translate(item),
@@ -523,6 +524,20 @@ final class MergePlanner {
 
     String source(SqlNode node) {
         return text.substring(start(node), end(node));
+    }
+
+    /**
+     * Wraps an item the merge computes in {@code IF(FALSE, item, NULL)} on the shards: the shard
+     * still types it (the same type, length and decimals; only NOT NULL is lost, which the merge
+     * restores) but never evaluates it over its partial groups, where it can fail (a BIGINT
+     * overflow of {@code MAX(a) - MAX(b)} over one shard's rows) on groups MySQL's whole groups do
+     * not fail on, or on groups MySQL never evaluates (past a LIMIT).
+     */
+    private void neverEvaluated(SqlNode expression) {
+        int s = start(expression);
+        int e = end(expression);
+        edits.add(new SqlTemplate.Edit(s, s, List.of(new ShardSql.Text("IF(FALSE, "))));
+        edits.add(new SqlTemplate.Edit(e, e, List.of(new ShardSql.Text(", NULL)"))));
     }
 
     private static int start(SqlNode node) {
