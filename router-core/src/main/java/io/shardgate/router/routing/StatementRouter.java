@@ -288,7 +288,9 @@ public final class StatementRouter {
 
     /** Whether the session statement {@code digestText} (BEGIN..., START...) starts a transaction. */
     public static boolean startsTransaction(String digestText) {
-        return digestText.startsWith("BEGIN") || digestText.startsWith("START TRANSACTION");
+        // the digest keeps non-reserved words (START, TRANSACTION, BEGIN) in the client's case
+        String upper = digestText.toUpperCase(Locale.ROOT);
+        return upper.startsWith("BEGIN") || upper.startsWith("START TRANSACTION");
     }
 
     /**

@@ -259,6 +259,14 @@ class StatementRouterTest {
                         "START TRANSACTION READ WRITE",
                         "DeclareTransaction"),
                 row(
+                        "lower case and spacing do not matter",
+                        "app",
+                        IDLE,
+                        "start   transaction read write",
+                        "DeclareTransaction"),
+                row("lower case begin work", "app", IDLE, "begin work", "DeclareTransaction"),
+                row("lower case read only", "app", IDLE, "start transaction read only", "DeclareTransaction readOnly"),
+                row(
                         "a consistent snapshot is taken at the START itself",
                         "app",
                         IDLE,
