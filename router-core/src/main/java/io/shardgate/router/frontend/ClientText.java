@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.shardgate.protocol.codec.EscapedText;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Collations;
 import io.shardgate.router.session.ClientCharset;
@@ -28,8 +29,9 @@ final class ClientText {
     }
 
     /**
-     * The text of a command's payload after its command byte, in the client's character set; null
-     * when that character set is not known to the router and the text is not plain ASCII.
+     * The text of a command's payload after its command byte, in the client's character set, bytes
+     * not valid in it as {@link EscapedText} escapes; null when that character set is not known to
+     * the router and the text is not plain ASCII.
      */
     String text(ByteBuf payload) {
         int from = payload.readerIndex() + 1;
@@ -38,7 +40,12 @@ final class ClientText {
         if (charset == null && payload.forEachByte(from, length, b -> b >= 0) >= 0) {
             return null;
         }
-        return payload.toString(from, length, charset != null ? charset : StandardCharsets.US_ASCII);
+        String text = payload.toString(from, length, charset != null ? charset : StandardCharsets.US_ASCII);
+        if (text.indexOf('\uFFFD') >= 0 && !EscapedText.valid(payload, from, length, charset)) {
+            // bytes not valid in the charset (binary data in a literal): kept as escapes, written back as they came
+            return EscapedText.decode(payload, from, length, charset);
+        }
+        return text;
     }
 
     /** The character set of statement text to and from the client's backend connections. */

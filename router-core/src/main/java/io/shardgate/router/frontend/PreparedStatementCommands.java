@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.shardgate.protocol.codec.EscapedText;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ComStmtExecute;
@@ -73,7 +74,7 @@ final class PreparedStatementCommands {
         String sql = ConnectionIdCall.substitute(text, session.connectionId());
         if (!sql.equals(text)) { // the router's session id written in, as for a text statement
             ByteBuf rewritten = session.client().alloc().buffer(1 + sql.length());
-            rewritten.writeByte(Command.COM_STMT_PREPARE.code()).writeCharSequence(sql, session.textCharset());
+            EscapedText.write(rewritten.writeByte(Command.COM_STMT_PREPARE.code()), sql, session.textCharset());
             Packet replaced = new Packet(packet.sequenceId(), rewritten);
             packet.release();
             packet = replaced;
@@ -293,7 +294,7 @@ final class PreparedStatementCommands {
     private void runBefore(
             BackendLease lease, Command internal, String text, Response expected, Consumer<ByteBuf> then) {
         lease.runInternal(
-                out -> out.writeByte(internal.code()).writeCharSequence(text, session.textCharset()),
+                out -> EscapedText.write(out.writeByte(internal.code()), text, session.textCharset()),
                 expected,
                 (response, failed) -> {
                     if (failed) {

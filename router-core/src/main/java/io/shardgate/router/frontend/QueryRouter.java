@@ -2,6 +2,7 @@ package io.shardgate.router.frontend;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.shardgate.protocol.codec.EscapedText;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ErrPacket;
@@ -57,9 +58,6 @@ final class QueryRouter {
             diagnostics(packet, sql);
             return;
         }
-        // bytes not valid in the client's character set (binary data in a literal) decode to U+FFFD:
-        // text rendered from it would not carry them (see TextBytes)
-        boolean lossy = sql.indexOf('\uFFFD') >= 0 && !TextBytes.valid(packet.payload(), 1, session.textCharset());
         // the router's session id, as the handshake, KILL and PROCESSLIST know it
         String withId = ConnectionIdCall.substitute(sql, session.connectionId());
         if (routedToSessions(packet, withId)) {
@@ -72,14 +70,9 @@ final class QueryRouter {
             return;
         }
         String substituted = session.lastInsertId().substitute(withId);
-        if (!substituted.equals(sql) && lossy) {
-            packet.release();
-            session.reply(1, Errors.of(notReEncodable()));
-            return;
-        }
         if (!substituted.equals(sql)) { // the router's LAST_INSERT_ID() written in: route by the value
             ByteBuf payload = session.client().alloc().buffer(1 + ByteBufUtil.utf8Bytes(substituted));
-            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(substituted, session.textCharset());
+            EscapedText.write(payload.writeByte(Command.COM_QUERY.code()), substituted, session.textCharset());
             Packet rewritten = new Packet(packet.sequenceId(), payload);
             packet.release();
             packet = rewritten;
@@ -102,23 +95,7 @@ final class QueryRouter {
         StatementFacts facts = StatementFacts.of(sql, digest, rule, plan);
         Decision decision =
                 StatementRouter.decide(facts, rules, view, session.services().keys());
-        if (lossy && rendersText(decision)) {
-            decision = notReEncodable(); // refused rather than written altered
-        }
         carryOut(packet, facts, decision);
-    }
-
-    private Decision.Refuse notReEncodable() {
-        return Decision.Refuse.notSupported("a statement on several shards, or rewritten for its shard,"
-                + " whose text is not valid " + session.textCharset().displayName()
-                + " (binary data in a string literal): write such values as"
-                + " hex literals (mysqldump / mariadb-dump --hex-blob)");
-    }
-
-    /** Whether the statement sent to the shards is rendered from the decoded text, not the client's bytes. */
-    private static boolean rendersText(Decision decision) {
-        return decision instanceof Decision.Scatter
-                || (decision instanceof Decision.Single single && single.rewritten() != null);
     }
 
     /**
@@ -195,7 +172,7 @@ final class QueryRouter {
         if (decision.rewritten() != null) {
             String sql = decision.rewritten().sql();
             ByteBuf payload = session.client().alloc().buffer(1 + sql.length());
-            payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, session.textCharset());
+            EscapedText.write(payload.writeByte(Command.COM_QUERY.code()), sql, session.textCharset());
             send = new Packet(packet.sequenceId(), payload);
             packet.release();
         }

@@ -3,6 +3,7 @@ package io.shardgate.router.frontend;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.shardgate.protocol.codec.EscapedText;
 import io.shardgate.protocol.codec.LengthEncoded;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Frame;
@@ -202,7 +203,8 @@ final class ScatterExecution {
             stream(
                     lease,
                     index,
-                    out -> out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql.sql(), session.textCharset()));
+                    out -> EscapedText.write(
+                            out.writeByte(Command.COM_QUERY.code()), sql.sql(), session.textCharset()));
         } else {
             executePrepared(lease, connection, index, sql);
         }
@@ -223,8 +225,8 @@ final class ScatterExecution {
             return;
         }
         lease.runInternal(
-                out -> out.writeByte(Command.COM_STMT_PREPARE.code())
-                        .writeCharSequence(sql.sql(), session.textCharset()),
+                out -> EscapedText.write(
+                        out.writeByte(Command.COM_STMT_PREPARE.code()), sql.sql(), session.textCharset()),
                 Response.PREPARE,
                 (response, failed) -> {
                     if (aborted) {

@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.shardgate.protocol.codec.EscapedText;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
@@ -38,7 +39,7 @@ final class TransactionBroadcast {
         }
         BackendLease lease = leases.get(next++);
         lease.runInternal(
-                out -> out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, session.textCharset()),
+                out -> EscapedText.write(out.writeByte(Command.COM_QUERY.code()), sql, session.textCharset()),
                 Response.SINGLE,
                 (ByteBuf response, Boolean failed) -> {
                     if (failed && firstError == null) {

@@ -1,5 +1,6 @@
 package io.shardgate.sharding.rule;
 
+import io.shardgate.protocol.codec.EscapedText;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -88,8 +89,11 @@ public enum KeyCollation {
     /** The bytes {@link KeyHash} hashes for a key already stripped of trailing spaces. */
     public byte[] keyBytes(String key) {
         if (this == BINARY) {
-            return key.getBytes(StandardCharsets.UTF_8);
+            // a binary value in the statement (bytes not valid in its charset) hashes as the bytes the server stores
+            return EscapedText.bytes(key, StandardCharsets.UTF_8);
         }
+        // such bytes in a text column are stored as '?' (or refused in strict mode)
+        key = EscapedText.replaceEscapes(key, '?');
         byte[] out = new byte[2 * key.codePointCount(0, key.length())];
         int n = 0;
         for (int i = 0; i < key.length(); ) {

@@ -83,4 +83,13 @@ class KeyCollationTest {
     private static String hex(byte[] b) {
         return HexFormat.of().withUpperCase().formatHex(b);
     }
+
+    @Test
+    void bytesNotValidInTheStatementsCharsetHashAsTheBytesTheServerStores() {
+        // a VARBINARY key written as raw bytes ('\xFF' 'a'), decoded with the byte escaped
+        String key = "\uDCFFa";
+        assertThat(KeyCollation.BINARY.keyBytes(key)).containsExactly((byte) 0xFF, (byte) 'a');
+        // a text column stores such a byte as '?' (or refuses it in strict mode)
+        assertThat(KeyCollation.GENERAL_CI.keyBytes(key)).isEqualTo(KeyCollation.GENERAL_CI.keyBytes("?a"));
+    }
 }
