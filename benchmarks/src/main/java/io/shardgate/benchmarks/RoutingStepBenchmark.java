@@ -84,6 +84,11 @@ public class RoutingStepBenchmark {
         return route(statements[next++ & (IDS - 1)], bh);
     }
 
+    /** {@link #route(Blackhole)} without JMH: the allocation guard (RoutingAllocationTest) runs it. */
+    Decision routeNext() {
+        return route(statements[next++ & (IDS - 1)], null);
+    }
+
     @Benchmark
     public Targets routeAsBefore(Blackhole bh) {
         String sql = statements[next++ & (IDS - 1)];

@@ -69,9 +69,9 @@ public final class Digest {
     public static Digest of(String sql) {
         StatementPrefix prefix = StatementPrefix.of(sql);
         if (prefix == null) {
-            return new Normalizer(sql).run();
+            return Normalizer.digest(sql);
         }
-        Digest inner = new Normalizer(sql.substring(prefix.text().length())).run();
+        Digest inner = Normalizer.digest(sql.substring(prefix.text().length()));
         return new Digest(
                 inner.sql,
                 inner.text,

@@ -7,7 +7,9 @@ import java.util.List;
  * The single left-to-right pass behind {@link Digest#of}: a hand-written MySQL lexer rather than a
  * parser, because it runs for every statement (a parser runs only on a plan-cache miss). It appends
  * canonical tokens to one {@link StringBuilder} and records literal positions; it never allocates a
- * String per token. Not thread-safe; one instance per statement.
+ * String per token. Each thread reuses one instance ({@link #digest}), its builder and literal list
+ * included: a digest allocates only what it keeps (the text, the literals, the Digest). Not
+ * thread-safe.
  */
 final class Normalizer {
     // token types, for spacing, unary-sign and IN-list decisions
@@ -33,10 +35,18 @@ final class Normalizer {
     private static final String[] OPERATORS = {"<=>", "->>", "<=", ">=", "<>", "!=", ":=", "||", "&&", "<<", ">>", "->"
     };
 
-    private final String sql;
-    private final int n;
-    private final StringBuilder out;
+    /** A builder grown past this by a long statement is not kept for the thread's next one. */
+    private static final int KEPT_CAPACITY = 1 << 16;
+
+    private static final ThreadLocal<Normalizer> REUSED = ThreadLocal.withInitial(Normalizer::new);
+
+    private String sql;
+    private int n;
+    private StringBuilder out = new StringBuilder(256);
     private final List<Literal> literals = new ArrayList<>();
+    /** This instance is digesting a statement (a reentrant call gets a fresh one). */
+    private boolean busy;
+
     private List<Integer> listSlots = List.of(); // most statements have no IN list: no list until one
     private int pos;
     private int last = NONE;
@@ -56,10 +66,48 @@ final class Normalizer {
     private int inSlot;
     private int inLiteral;
 
-    Normalizer(String sql) {
+    /** The digest of {@code sql}, by this thread's reused instance. */
+    static Digest digest(String sql) {
+        Normalizer normalizer = REUSED.get();
+        if (normalizer.busy) {
+            return new Normalizer().start(sql).run();
+        }
+        normalizer.busy = true;
+        try {
+            return normalizer.start(sql).run();
+        } finally {
+            normalizer.busy = false;
+            normalizer.sql = null; // holds no statement between calls
+        }
+    }
+
+    /** Every field as a new instance has it, for {@code sql}. */
+    Normalizer start(String sql) {
         this.sql = sql;
         this.n = sql.length();
-        this.out = new StringBuilder(Math.min(n, 1 << 16));
+        if (out.capacity() > KEPT_CAPACITY) {
+            out = new StringBuilder(256);
+        }
+        out.setLength(0);
+        literals.clear();
+        listSlots = List.of();
+        pos = 0;
+        last = NONE;
+        sawSpace = false;
+        slots = 0;
+        parameters = 0;
+        hints = 0;
+        inVersionedComment = false;
+        multiStatement = false;
+        statementStart = 0;
+        signOut = -1;
+        signSrc = 0;
+        lastBeforeSign = NONE;
+        inState = IN_NONE;
+        inOut = 0;
+        inSlot = 0;
+        inLiteral = 0;
+        return this;
     }
 
     Digest run() {

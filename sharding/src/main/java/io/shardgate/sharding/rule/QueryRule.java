@@ -36,6 +36,6 @@ public record QueryRule(
         if (this.schema != null && !this.schema.equals(schema)) {
             return false;
         }
-        return matchDigest == null || matchDigest.matcher(digestText).find();
+        return matchDigest == null || ReusedMatchers.find(matchDigest, digestText);
     }
 }
