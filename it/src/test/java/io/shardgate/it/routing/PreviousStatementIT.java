@@ -125,9 +125,16 @@ class PreviousStatementIT {
         }
         try (Connection c = cluster.proxied(driver, Map.of());
                 Statement s = c.createStatement()) {
-            // multiplexed and unpinned: the UPDATE's connection went back to the pool
+            // multiplexed and unpinned: the UPDATE's connection went back to the pool; the router
+            // knows the one-shard UPDATE's ROW_COUNT() from its OK (1 row; as the server, on that
+            // connection, whatever ran there since), not other SQL over it
             s.executeUpdate("UPDATE items SET n = 6 WHERE id = 101");
-            refused(s, "SELECT ROW_COUNT()");
+            assertThat(one(s, "SELECT ROW_COUNT()")).isEqualTo(1);
+            assertThat(one(s, "SELECT ROW_COUNT()"))
+                    .as("after the SELECT itself")
+                    .isEqualTo(-1);
+            s.executeUpdate("UPDATE items SET n = 7 WHERE id = 101");
+            refused(s, "SELECT ROW_COUNT() + 0");
         }
     }
 

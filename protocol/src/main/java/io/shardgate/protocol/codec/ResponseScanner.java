@@ -97,6 +97,10 @@ public final class ResponseScanner {
     private long rows;
     /** Affected rows of the OK packets of the response in progress or last completed. */
     private long affectedRows;
+    /** Results (result sets and OKs) of the response in progress or last completed. */
+    private int results;
+    /** Of {@link #results}, those that were an OK rather than a result set. */
+    private int okResults;
     /** Definitions still to come in the COLUMN_DEFS / PREPARE_* states. */
     private int remaining;
     /** Columns announced by COM_STMT_PREPARE_OK, sent after the parameter definitions. */
@@ -141,6 +145,16 @@ public final class ResponseScanner {
     /** Affected rows of the OK packets that ended the last response's results. */
     public long affectedRows() {
         return affectedRows;
+    }
+
+    /** Results the last response held (a multi-statement or a CALL sends several; an ERR ends without one). */
+    public int results() {
+        return results;
+    }
+
+    /** Of {@link #results()}, those that were an OK rather than a result set. */
+    public int okResults() {
+        return okResults;
     }
 
     /**
@@ -341,6 +355,7 @@ public final class ResponseScanner {
                     warnings = okWarnings(in, payload);
                     affectedRows += lengthEncodedIntAt(in, payload + 1);
                     insertId = lengthEncodedIntAt(in, payload + 1 + lengthEncodedSizeAt(in, payload + 1));
+                    okResults++;
                     endOfResult();
                 } else if (first == LOCAL_INFILE) {
                     // the OK or ERR that ends the upload comes next, still in state FIRST
@@ -394,6 +409,7 @@ public final class ResponseScanner {
     }
 
     private void endOfResult() {
+        results++;
         if ((statusFlags & SERVER_MORE_RESULTS_EXISTS) != 0) {
             expect = Expect.FIRST;
         } else {
@@ -417,6 +433,8 @@ public final class ResponseScanner {
             insertId = 0;
             rows = 0;
             affectedRows = 0;
+            results = 0;
+            okResults = 0;
             expect = next == Response.ROWS
                     ? Expect.ROWS
                     : (next == Response.FIELD_LIST ? Expect.FIELD_LIST : Expect.FIRST);

@@ -154,6 +154,16 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         return scanner.affectedRows();
     }
 
+    /** Results (result sets and OKs) of the last response. */
+    public int results() {
+        return scanner.results();
+    }
+
+    /** Of {@link #results()}, the OKs. */
+    public int okResults() {
+        return scanner.okResults();
+    }
+
     /** Announces a command whose response the router consumes itself; nothing else may be in flight. */
     public void expectInternal(ResponseScanner.Response response, Channel backend) {
         internal = backend.alloc().buffer(64);

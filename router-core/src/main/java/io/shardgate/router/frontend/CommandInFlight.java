@@ -8,6 +8,7 @@ import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.StatementEffects;
 import java.util.EnumSet;
 import java.util.List;
@@ -300,16 +301,21 @@ final class CommandInFlight {
         long insertId = connection != null ? connection.relay().insertId() : 0;
         long rows = connection != null ? connection.relay().rows() : 0;
         long affected = connection != null ? connection.relay().affectedRows() : 0;
+        long rowCount = connection == null
+                ? PreviousStatement.UNKNOWN
+                : PreviousStatement.rowCountAfter(
+                        error, connection.relay().results(), connection.relay().okResults(), affected);
         // the server session as the statement left it: the check below is a statement of the router's
         // own, which replaces ROW_COUNT() there (the epoch then differs, so it is not asked later)
         long epoch = lease.epoch();
         if (hold == null && connection != null) {
             // the statement raised nothing, but one without tables leaves the earlier warnings
             // in place: ask the server (the next command waits, as the command is not over)
-            lease.countWarnings(count -> finish(statusFlags, error, count > 0, insertId, rows, affected, epoch));
+            lease.countWarnings(
+                    count -> finish(statusFlags, error, count > 0, insertId, rows, affected, rowCount, epoch));
             return;
         }
-        finish(statusFlags, error, hold != null && hold, insertId, rows, affected, epoch);
+        finish(statusFlags, error, hold != null && hold, insertId, rows, affected, rowCount, epoch);
     }
 
     private void finish(
@@ -319,6 +325,7 @@ final class CommandInFlight {
             long insertId,
             long rows,
             long affected,
+            long rowCount,
             long epoch) {
         StatementEffects effects = this.effects;
         this.effects = StatementEffects.NONE;
@@ -343,7 +350,7 @@ final class CommandInFlight {
         }
         busy = false;
         if (lease.current() != null) {
-            state.previous().ranOn(lease, epoch);
+            state.previous().ranOn(lease, epoch, rowCount);
             session.statement().ended(error, rows, affected);
         } else {
             session.statement().ended(error);

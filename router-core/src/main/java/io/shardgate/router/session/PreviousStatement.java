@@ -13,7 +13,9 @@ import io.shardgate.protocol.type.Command;
  *       server's own value is the right one;
  *   <li>a plain {@code SELECT FOUND_ROWS()} / {@code SELECT ROW_COUNT()} is answered by the router
  *       when it knows the value: {@code ROW_COUNT()} after a statement it merged from several shards
- *       (the merged affected rows of a write; -1 after a read);
+ *       (the merged affected rows of a write; -1 after a read), and after a statement of one
+ *       response on one shard ({@link #rowCountAfter}: the OK's affected rows, -1 after a result
+ *       set or an error), even when the router's own warnings check ran there since;
  *   <li>anything else is refused (1235), never answered with another statement's value.
  * </ul>
  * The statement in flight reads the outcome its predecessor left ({@link #commandStarts}), and
@@ -86,12 +88,31 @@ public final class PreviousStatement {
      * hold} (changed by a new borrow or a statement of the router's own): that server session knows
      * its outcome (the router does not).
      */
-    public void ranOn(Object lease, long hold) {
+    public void ranOn(Object lease, long hold, long rowCount) {
         if (recording) {
             recording = false;
             this.lease = lease;
             this.hold = hold;
+            this.rowCount = rowCount;
         }
+    }
+
+    /**
+     * The ROW_COUNT() a server leaves after a statement whose response held {@code results} results,
+     * {@code okResults} of them OKs with {@code affectedRows} in all, or an ERR ({@code error}):
+     * -1 after an error or a result set (also an empty one), the OK's affected rows otherwise
+     * (INSERT, UPDATE, DELETE, DDL's 0, {@code CALL}'s last statement, {@code SELECT ... INTO});
+     * unknown after several results (a multi-statement, a CALL that sent result sets), whose last
+     * statement alone sets it.
+     */
+    public static long rowCountAfter(boolean error, int results, int okResults, long affectedRows) {
+        if (error) {
+            return -1;
+        }
+        if (results != 1) {
+            return UNKNOWN;
+        }
+        return okResults == 1 ? affectedRows : -1;
     }
 
     /** The router answered the statement in flight itself (a merge): these are its outcome. */

@@ -12,7 +12,7 @@ class PreviousStatementTest {
     @Test
     void theServerKnowsOnlyOnTheConnectionThatRanThePreviousStatementHeldSinceThen() {
         previous.commandStarts(Command.COM_QUERY);
-        previous.ranOn(lease, 3);
+        previous.ranOn(lease, 3, PreviousStatement.UNKNOWN);
         previous.commandStarts(Command.COM_QUERY);
         assertThat(previous.serverKnows(lease, true, 3)).isTrue();
         assertThat(previous.serverKnows(lease, false, 3))
@@ -43,7 +43,7 @@ class PreviousStatementTest {
         previous.commandStarts(Command.COM_QUERY);
         previous.answered(PreviousStatement.UNKNOWN, 5);
         previous.commandStarts(Command.COM_STMT_PREPARE);
-        previous.ranOn(lease, 1); // the PREPARE's own response: not a statement's outcome
+        previous.ranOn(lease, 1, PreviousStatement.UNKNOWN); // the PREPARE's own response: not a statement's outcome
         previous.commandStarts(Command.COM_STMT_CLOSE);
         previous.commandStarts(Command.COM_STMT_EXECUTE);
         assertThat(previous.rowCount()).isEqualTo(5);
@@ -54,7 +54,7 @@ class PreviousStatementTest {
     void aPingMakesRowCountZeroAsMariaDbDoes() {
         // MariaDB: INSERT failing with 1062, then COM_PING (a driver's isValid()), then ROW_COUNT() is 0, not -1
         previous.commandStarts(Command.COM_QUERY);
-        previous.ranOn(lease, 1);
+        previous.ranOn(lease, 1, PreviousStatement.UNKNOWN);
         previous.commandStarts(Command.COM_PING);
         previous.commandStarts(Command.COM_QUERY);
         assertThat(previous.rowCount()).isZero();
@@ -66,7 +66,7 @@ class PreviousStatementTest {
     void theFirstRecordOfAStatementCounts() {
         previous.commandStarts(Command.COM_QUERY);
         previous.answered(PreviousStatement.UNKNOWN, 2);
-        previous.ranOn(lease, 1);
+        previous.ranOn(lease, 1, PreviousStatement.UNKNOWN);
         previous.commandStarts(Command.COM_QUERY);
         assertThat(previous.rowCount()).isEqualTo(2);
         assertThat(previous.serverKnows(lease, true, 1)).isFalse();
@@ -89,5 +89,27 @@ class PreviousStatementTest {
         assertThat(PreviousStatement.selectFoundRows("SELECT FOUND_ROWS() AS 'total'"))
                 .isEqualTo("total");
         assertThat(PreviousStatement.selectFoundRows("SELECT ROW_COUNT()")).isNull();
+    }
+
+    @Test
+    void theRowCountAServerLeavesFollowsTheResponse() {
+        assertThat(PreviousStatement.rowCountAfter(false, 1, 1, 3)).isEqualTo(3); // an UPDATE of 3 rows
+        assertThat(PreviousStatement.rowCountAfter(false, 1, 1, 0)).isZero(); // DDL, SET, DO
+        assertThat(PreviousStatement.rowCountAfter(false, 1, 0, 0)).isEqualTo(-1); // a result set, even empty
+        assertThat(PreviousStatement.rowCountAfter(true, 0, 0, 0)).isEqualTo(-1); // an error
+        assertThat(PreviousStatement.rowCountAfter(true, 1, 0, 0)).isEqualTo(-1); // an error after a result set
+        // several results: the last statement's, which the router does not single out
+        assertThat(PreviousStatement.rowCountAfter(false, 2, 1, 5)).isEqualTo(PreviousStatement.UNKNOWN);
+        assertThat(PreviousStatement.rowCountAfter(false, 0, 0, 0)).isEqualTo(PreviousStatement.UNKNOWN);
+    }
+
+    @Test
+    void aStatementsRowCountOnOneShardIsKnownToTheNextStatement() {
+        PreviousStatement previous = new PreviousStatement();
+        Object lease = new Object();
+        previous.commandStarts(Command.COM_QUERY);
+        previous.ranOn(lease, 1, 2);
+        previous.commandStarts(Command.COM_QUERY);
+        assertThat(previous.rowCount()).isEqualTo(2);
     }
 }
