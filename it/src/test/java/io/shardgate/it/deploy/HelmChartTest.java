@@ -118,6 +118,9 @@ class HelmChartTest {
                                 "mysql", config.server().port(),
                                 "admin", config.server().adminPort(),
                                 "http", config.server().httpPort()));
+                assertThat(config.server().drainTimeoutMillis())
+                        .isEqualTo(1000
+                                * values.at("/drain/transactionGraceSeconds").asInt(30));
                 assertThat(config.zookeeper().embedded())
                         .as("several routers must share one ZooKeeper")
                         .isFalse();
