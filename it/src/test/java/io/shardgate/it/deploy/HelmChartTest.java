@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,12 @@ class HelmChartTest {
 
     @TempDir
     Path tmp;
+
+    /** Every test needs helm: asked here, so a missing one is reported against this class. */
+    @BeforeEach
+    void requireHelm() {
+        ExternalTool.HELM.require();
+    }
 
     private static Rendered render(String valueSet, String... sets) throws Exception {
         return HelmChart.render(List.of(HelmChart.DIR.resolve("ci/" + valueSet)), List.of(sets));
