@@ -4,6 +4,7 @@ import io.shardgate.router.cli.AdminCommand;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.RouterConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -81,13 +82,23 @@ public final class Main implements Runnable {
         @Override
         public Integer call() {
             Shardgate router;
+            Duration grace;
             try {
-                router = Shardgate.start(configuration());
+                RouterConfig config = configuration();
+                grace = Duration.ofMillis(config.server().drainTimeoutMillis());
+                router = Shardgate.start(config);
             } catch (ConfigException e) {
                 System.err.println("shardgate: " + e.getMessage());
                 return 2;
             }
-            Runtime.getRuntime().addShutdownHook(new Thread(router::close, "sg-shutdown"));
+            // SIGTERM (Kubernetes, systemd, docker stop): drain, then stop
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                router.drain(grace);
+                                router.close();
+                            },
+                            "sg-shutdown"));
             router.awaitClose();
             return 0;
         }

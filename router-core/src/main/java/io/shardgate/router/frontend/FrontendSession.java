@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -146,6 +147,44 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Sess
         }
         if (waiting.isEmpty() && !closed && !command.busy() && ctx.channel().isWritable()) {
             ctx.channel().config().setAutoRead(true);
+        }
+        if (services.sessions().draining() && !closed) {
+            // later, not inside the completion of the command that just ended
+            ctx.executor().execute(this::applyDrain);
+        }
+    }
+
+    /** The graceful drain's decision for this session now ({@link DrainDecision}); call on its loop. */
+    void applyDrain() {
+        if (closed) {
+            return;
+        }
+        boolean inFlight = command.busy()
+                || command.uploading()
+                || reset.changingUser()
+                || reset.expectsClientPacket()
+                || !waiting.isEmpty();
+        boolean inTransaction =
+                state.transaction().start() != null || session.leases().serverTransactionOpen();
+        SessionRegistry registry = services.sessions();
+        switch (DrainDecision.decide(registry.draining(), registry.graceOver(), inFlight, inTransaction)) {
+            case KEEP -> {}
+            case CLOSE_IDLE -> {
+                log.debug("connection {}: closed between statements (drain)", connectionId);
+                closed = true;
+                registry.remove(connectionId);
+                releaseWaiting();
+                session.leases().close();
+                // what was written to the client reaches it before the FIN
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            }
+            case CLOSE_GRACE_OVER -> {
+                log.info(
+                        "connection {}: closed by the drain's end ({})",
+                        connectionId,
+                        inTransaction ? "its transaction is rolled back" : "statement in flight");
+                close();
+            }
         }
     }
 

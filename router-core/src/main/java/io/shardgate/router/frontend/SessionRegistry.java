@@ -10,12 +10,46 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The logged-in client sessions, for the admin interface. Sessions add and remove themselves;
- * a snapshot asks each session on its own event loop, so it reads consistent state without locks
- * on the statement path.
+ * The logged-in client sessions, for the admin interface and the graceful drain. Sessions add and
+ * remove themselves; a snapshot asks each session on its own event loop, so it reads consistent
+ * state without locks on the statement path.
  */
 public final class SessionRegistry {
     private final Map<Integer, FrontendSession> sessions = new ConcurrentHashMap<>();
+    /** Set once by {@link #drain}: sessions then close between statements (see {@link DrainDecision}). */
+    private volatile boolean draining;
+    /** Set once by {@link #endGrace}: every session still open is closed. */
+    private volatile boolean graceOver;
+
+    /**
+     * Starts the graceful drain: each session is asked on its own loop and closes now if it is
+     * idle outside a transaction; the others close when their statement or transaction ends.
+     */
+    public void drain() {
+        draining = true;
+        askEverySession();
+    }
+
+    /** The drain's grace is over: every session still open closes, transaction or not. */
+    public void endGrace() {
+        graceOver = true;
+        askEverySession();
+    }
+
+    /** Whether the router is draining (readiness answers 503 from this moment). */
+    public boolean draining() {
+        return draining;
+    }
+
+    boolean graceOver() {
+        return graceOver;
+    }
+
+    private void askEverySession() {
+        for (FrontendSession session : sessions.values()) {
+            session.client().eventLoop().execute(session::applyDrain);
+        }
+    }
 
     void add(int connectionId, FrontendSession session) {
         sessions.put(connectionId, session);

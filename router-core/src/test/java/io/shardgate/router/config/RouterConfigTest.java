@@ -200,6 +200,18 @@ class RouterConfigTest {
     }
 
     @Test
+    void drainTimeoutDefaultsToThirtySecondsAndMustNotBeNegative() {
+        assertThat(RouterConfig.parse(MINIMAL).server().drainTimeoutMillis()).isEqualTo(30_000);
+        assertThat(RouterConfig.parse(MINIMAL + "server: {drain_timeout_millis: 0}\n")
+                        .server()
+                        .drainTimeoutMillis())
+                .isZero();
+        assertThatThrownBy(() -> RouterConfig.parse(MINIMAL + "server: {drain_timeout_millis: -1}\n"))
+                .hasMessageContaining(
+                        "server.drain_timeout_millis must be 0 (close every session at once) or positive, was -1");
+    }
+
+    @Test
     void clientLimitsHaveDefaultsAndAreValidated() {
         ServerSettings defaults = RouterConfig.parse(MINIMAL).server();
         assertThat(defaults.maxStatementBytes()).isZero();

@@ -49,6 +49,7 @@ class CommandDispatchTest {
                 null,
                 null,
                 null,
+                null,
                 null);
         return new FrontendServices(
                 settings,
