@@ -93,7 +93,11 @@ class ControlPlaneIT {
         routerB = Shardgate.start(RouterConfig.parse(yaml("b")));
     }
 
-    private static MariaDbServer shard(String name) throws SQLException {
+    /**
+     * A shard of the control-plane tests (also {@link ZooKeeperEnsembleIT}'s): tables {@code place}
+     * (one row naming the shard, to see where a rule sends reads) and {@code events}.
+     */
+    static MariaDbServer shard(String name) throws SQLException {
         MariaDbServer server = MariaDbServer.builder()
                 .database(SCHEMA)
                 .user(BACKEND_USER, BACKEND_PASSWORD)

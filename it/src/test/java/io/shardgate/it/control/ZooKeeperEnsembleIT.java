@@ -65,9 +65,9 @@ class ZooKeeperEnsembleIT {
     void routersKeepServingAndRuleChangesReachEveryRouterWhileEachMemberIsStoppedAndRestarted() throws Exception {
         List<AutoCloseable> open = new ArrayList<>();
         try {
-            MariaDbServer shard10 = shard("shard10");
+            MariaDbServer shard10 = ControlPlaneIT.shard("shard10");
             open.add(shard10);
-            MariaDbServer shard20 = shard("shard20");
+            MariaDbServer shard20 = ControlPlaneIT.shard("shard20");
             open.add(shard20);
             ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.start(dir.resolve("zookeeper"), 3);
             open.add(ensemble);
@@ -142,21 +142,6 @@ class ZooKeeperEnsembleIT {
                 }
             }
         }
-    }
-
-    private static MariaDbServer shard(String name) throws SQLException {
-        MariaDbServer server = MariaDbServer.builder()
-                .database(SCHEMA)
-                .user(BACKEND_USER, BACKEND_PASSWORD)
-                .innodbBufferPoolSize("64M")
-                .start();
-        try (Connection c = Driver.MARIADB.connect(server.port(), SCHEMA, BACKEND_USER, BACKEND_PASSWORD);
-                Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE place (name VARCHAR(20) NOT NULL)");
-            s.execute("INSERT INTO place VALUES ('" + name + "')");
-            s.execute("CREATE TABLE events (id BIGINT AUTO_INCREMENT PRIMARY KEY, client VARCHAR(40))");
-        }
-        return server;
     }
 
     private String yaml(String name, ZooKeeperEnsemble ensemble, MariaDbServer shard10, MariaDbServer shard20)
