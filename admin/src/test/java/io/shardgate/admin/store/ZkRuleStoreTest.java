@@ -417,7 +417,13 @@ class ZkRuleStoreTest {
                 "after ZooKeeper restart: publish -> accepted on router B in %.1f ms%n",
                 (System.nanoTime() - start) / 1e6);
         eventually("router B reports connected", () -> b.store.status().connected());
-        assertThat(b.accepted).extracting(ConfigVersion::number).containsExactly(1L, 2L, 3L);
+        // B may never see version 1: seeded and replaced by 2 at once, a watch can read 2 first (it
+        // takes the newest); what it accepts only moves forward, 2 before the outage, 3 after it
+        assertThat(b.accepted)
+                .extracting(ConfigVersion::number)
+                .isSorted()
+                .doesNotHaveDuplicates()
+                .endsWith(2L, 3L);
     }
 
     @Test
