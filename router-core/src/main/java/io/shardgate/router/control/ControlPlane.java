@@ -262,6 +262,11 @@ public final class ControlPlane implements AutoCloseable {
         return server.port();
     }
 
+    /** The ZooKeeper client of the control plane (two-phase commit keeps its decision log there). */
+    public CuratorFramework curator() {
+        return client;
+    }
+
     /** The ZooKeeper connect string in use (the embedded server's when there is one). */
     public String connectString() {
         return embedded != null

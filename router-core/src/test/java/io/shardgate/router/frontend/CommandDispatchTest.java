@@ -67,6 +67,7 @@ class CommandDispatchTest {
                 null,
                 null,
                 null,
+                null,
                 null);
     }
 
