@@ -255,6 +255,7 @@ public final class Shardgate implements AutoCloseable {
         int loops = settings.ioThreads() > 0 ? settings.ioThreads() : NettyRuntime.availableProcessors();
         EventLoopGroup workers = transport.newGroup(loops, "sg-io");
         Hostgroups hostgroups = null;
+        Resolver resolver = null;
         try {
             BackendConnector connector = new BackendConnector(
                     transport.clientChannel(), settings.connectTimeoutMillis(), settings.queryTimeoutMillis());
@@ -305,6 +306,18 @@ public final class Shardgate implements AutoCloseable {
                     new UserConnections(),
                     schemaTracker,
                     twoPhase);
+            resolver = new Resolver(
+                    twoPhase.log(),
+                    twoPhase.metrics(),
+                    hostgroups,
+                    connector,
+                    workers,
+                    control.curator(),
+                    config.zookeeper().root(),
+                    RESOLVER_PERIOD_MILLIS,
+                    RESOLVER_GRACE_MILLIS,
+                    RESOLVER_STUCK_MILLIS);
+            resolver.start();
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             metrics.clientConnections(limit::open);
             ServerBootstrap bootstrap = new ServerBootstrap()
@@ -342,7 +355,8 @@ public final class Shardgate implements AutoCloseable {
                         cache.control(),
                         settings.readyRequiresOnlineBackends()
                                 ? new DefaultHostgroupReadiness(routing, hostgroups)
-                                : ReadinessCheck.NONE);
+                                : ReadinessCheck.NONE,
+                        resolver.control());
             } catch (RuntimeException e) {
                 listener.close().syncUninterruptibly();
                 throw e;
@@ -363,7 +377,8 @@ public final class Shardgate implements AutoCloseable {
                             limit::open,
                             sessions::snapshot,
                             metrics.digests(),
-                            cache.control());
+                            cache.control(),
+                            resolver);
                 } catch (RuntimeException e) {
                     listener.close().syncUninterruptibly();
                     throw e;
@@ -377,18 +392,6 @@ public final class Shardgate implements AutoCloseable {
             }
             control.register(routerId(settings.bind(), mysqlPort), settings.bind(), ports);
             ServerMonitor monitor = ServerMonitor.start(hostgroups, connector, workers);
-            Resolver resolver = new Resolver(
-                    twoPhase.log(),
-                    twoPhase.metrics(),
-                    hostgroups,
-                    connector,
-                    workers,
-                    control.curator(),
-                    config.zookeeper().root(),
-                    RESOLVER_PERIOD_MILLIS,
-                    RESOLVER_GRACE_MILLIS,
-                    RESOLVER_STUCK_MILLIS);
-            resolver.start();
             return new Shardgate(
                     acceptor,
                     workers,
@@ -408,6 +411,9 @@ public final class Shardgate implements AutoCloseable {
                     resolver,
                     twoPhase.log());
         } catch (RuntimeException e) {
+            if (resolver != null) {
+                resolver.close();
+            }
             if (hostgroups != null) {
                 hostgroups.close();
             }

@@ -239,7 +239,13 @@ class TwoPhaseCommitIT {
                         org.assertj.core.groups.Tuple.tuple(waiting.gtrid(), 20, "none"));
         assertThat(gauge("shardgate.twophase.in_doubt")).isEqualTo(2);
 
-        assertThat(resolver.resolve(waiting.gtrid(), Outcome.COMMIT)).isEqualTo(2);
+        assertThat(http("GET", "/api/transactions"))
+                .startsWith("200 ")
+                .contains("\"xid\":\"" + waiting.gtrid() + "\"", "\"decision\":\"none\"");
+        // by hand, over HTTP
+        assertThat(http("POST", "/api/transactions/resolve?xid=" + waiting.gtrid() + "&outcome=commit"))
+                .startsWith("200 ")
+                .contains("\"resolved\":2");
         assertThat(balance(1)).isEqualTo(101);
         assertThat(balance(1001)).isEqualTo(99);
         assertThat(prepared(10)).isEmpty();
@@ -247,9 +253,25 @@ class TwoPhaseCommitIT {
         // decided once: the other outcome is refused
         assertThatThrownBy(() -> resolver.resolve(waiting.gtrid(), Outcome.ROLLBACK))
                 .hasMessageContaining("already decided: commit");
+        assertThat(http("POST", "/api/transactions/resolve?xid=" + waiting.gtrid() + "&outcome=rollback"))
+                .startsWith("409 ");
+        assertThat(http("POST", "/api/transactions/resolve?xid=nonsense&outcome=commit"))
+                .startsWith("400 ");
         resolver.passNow();
         assertThat(resolver.unresolved()).isEmpty();
         assertThat(gauge("shardgate.twophase.in_doubt")).isZero();
+    }
+
+    /** "status body" of an HTTP request to the router's control endpoint. */
+    private static String http(String method, String path) throws Exception {
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(
+                                        java.net.URI.create("http://127.0.0.1:" + cluster.router.httpPort() + path))
+                                .method(method, java.net.http.HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() + " " + response.body();
     }
 
     private static void prepareOnShard(int hostgroup, Xid xid, String sql) throws SQLException {

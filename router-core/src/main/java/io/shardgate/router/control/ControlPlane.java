@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shardgate.admin.http.AdminHttpServer;
 import io.shardgate.admin.http.CacheControl;
 import io.shardgate.admin.http.ReadinessCheck;
+import io.shardgate.admin.http.TransactionControl;
 import io.shardgate.admin.store.ConfigVersion;
 import io.shardgate.admin.store.InvalidConfigException;
 import io.shardgate.admin.store.LiveRouter;
@@ -251,8 +252,13 @@ public final class ControlPlane implements AutoCloseable {
 
     /** Starts the HTTP endpoint ({@code /health}, {@code /ready}, {@code /metrics}, {@code /api/...}). */
     public synchronized int startHttp(
-            InetSocketAddress address, PrometheusMeterRegistry metrics, CacheControl cache, ReadinessCheck readiness) {
-        AdminHttpServer server = new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache, readiness);
+            InetSocketAddress address,
+            PrometheusMeterRegistry metrics,
+            CacheControl cache,
+            ReadinessCheck readiness,
+            TransactionControl transactions) {
+        AdminHttpServer server =
+                new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache, readiness, transactions);
         try {
             server.start();
         } catch (IOException e) {

@@ -4,6 +4,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import io.shardgate.admin.http.TransactionControl;
 import io.shardgate.protocol.type.Collations;
 import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
@@ -105,6 +106,36 @@ public final class Resolver implements AutoCloseable {
         } catch (Exception | Error e) {
             log.warn("two-phase resolver pass failed: {}", e.toString());
         }
+    }
+
+    /** The resolver as the HTTP endpoint reaches it ({@code /api/transactions}). */
+    public TransactionControl control() {
+        return new TransactionControl() {
+            @Override
+            public List<Map<String, Object>> inDoubt() {
+                List<Map<String, Object>> out = new ArrayList<>();
+                for (InDoubt d : unresolved) {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    row.put("xid", d.xid());
+                    row.put("hostgroup", d.hostgroup());
+                    row.put("decision", d.decision());
+                    row.put("owner_alive", d.ownerAlive());
+                    row.put("prepared_ms", d.preparedMillis());
+                    row.put("state", d.state());
+                    out.add(row);
+                }
+                return out;
+            }
+
+            @Override
+            public int resolve(String xid, String outcome) throws Exception {
+                Outcome o = Outcome.named(outcome);
+                if (o == null) {
+                    throw new IllegalArgumentException("outcome must be commit or rollback, not '" + outcome + "'");
+                }
+                return Resolver.this.resolve(xid, o);
+            }
+        };
     }
 
     /** This router's xid epoch, or -1 while ZooKeeper has not handed it one. */
