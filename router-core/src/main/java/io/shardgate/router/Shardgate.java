@@ -286,6 +286,7 @@ public final class Shardgate implements AutoCloseable {
                     settings.nodeId(),
                     new TransactionLog(control.curator(), config.zookeeper().root()),
                     new TwoPhaseMetrics(metrics.registry()));
+            takeEpoch(twoPhase.log(), config.zookeeper().startupTimeoutMillis());
             FrontendServices services = new FrontendServices(
                     settings,
                     users,
@@ -437,6 +438,19 @@ public final class Shardgate implements AutoCloseable {
                     reading.problems());
         }
         return reading.config();
+    }
+
+    /**
+     * Takes this router's xid epoch before clients are let in, so two_phase transactions work from
+     * the first one; when ZooKeeper does not answer in time, the resolver keeps trying and such
+     * transactions are refused (ERROR 1235) until it does.
+     */
+    private static void takeEpoch(TransactionLog transactions, long timeoutMillis) {
+        try {
+            log.info("two-phase commit: this router's xid epoch is {}", transactions.start(timeoutMillis));
+        } catch (Exception e) {
+            log.warn("no xid epoch from ZooKeeper yet ({}): two_phase transactions wait for it", e.toString());
+        }
     }
 
     /** The MySQL port's services, but logins check the admin accounts. */

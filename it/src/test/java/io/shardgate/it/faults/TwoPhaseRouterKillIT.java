@@ -74,7 +74,11 @@ class TwoPhaseRouterKillIT {
                         eventually(
                                 "transfers acknowledged in cycle " + cycle,
                                 Duration.ofSeconds(120),
-                                () -> transfers.acknowledged.size() >= before + 3 + random.nextInt(5));
+                                () -> !transfers.broken.isEmpty()
+                                        || transfers.acknowledged.size() >= before + 3 + random.nextInt(5));
+                        assertThat(transfers.broken)
+                                .as("clients refused while the router was up")
+                                .isEmpty();
                         Thread.sleep(random.nextInt(40)); // lands anywhere in a commit
                         router.kill();
                         phases.merge(phase(cluster), 1, Integer::sum);
@@ -118,12 +122,13 @@ class TwoPhaseRouterKillIT {
                 System.out.printf(
                         "TwoPhaseRouterKillIT: %d kill cycles; prepared branches found right after each kill: %s;"
                                 + " %d transfers acknowledged, all present; %d in flight at a kill (%d of them"
-                                + " committed); balances sum %d%n",
+                                + " committed); %d rolled back on a retryable error; balances sum %d%n",
                         CYCLES,
                         phases,
                         transfers.acknowledged.size(),
                         transfers.uncertain.size(),
                         unacknowledged.size(),
+                        transfers.retried.get(),
                         sum(cluster, 10) + sum(cluster, 20));
             }
         }
@@ -201,7 +206,15 @@ class TwoPhaseRouterKillIT {
         final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final List<Thread> threads = new ArrayList<>();
-        private final AtomicLong deadlocks = new AtomicLong();
+        /**
+         * Errors after which the client rolls back and goes on: deadlock, lock wait timeout, a
+         * failed first phase (1402), and a shard the router's monitor shunned or whose pool was
+         * exhausted (9002, 9001) on an overloaded machine. Anything else while the router is up
+         * fails the test.
+         */
+        private static final Set<Integer> RETRYABLE = Set.of(1213, 1205, 1402, 9001, 9002);
+
+        final AtomicLong retried = new AtomicLong();
 
         Transfers(FaultCluster cluster, int port) {
             for (int i = 0; i < CLIENTS; i++) {
@@ -252,8 +265,9 @@ class TwoPhaseRouterKillIT {
                             errors.add("client " + client + ": " + e);
                         }
                         if (alive(c)) {
-                            if (e.getErrorCode() == 1213 || e.getErrorCode() == 1205 || e.getErrorCode() == 1402) {
-                                deadlocks.incrementAndGet(); // rolled back everywhere: the next transfer goes on
+                            if (RETRYABLE.contains(e.getErrorCode())) {
+                                // not acknowledged, rolled back below: the next transfer goes on
+                                retried.incrementAndGet();
                                 rollbackQuietly(c);
                                 continue;
                             }
@@ -279,6 +293,9 @@ class TwoPhaseRouterKillIT {
                 try {
                     return cluster.proxied(port, driver, Map.of("connectTimeout", "2000"));
                 } catch (SQLException e) {
+                    if (errors.size() < 20) {
+                        errors.add("connect: " + e);
+                    }
                     try {
                         Thread.sleep(100);
                     } catch (InterruptedException interrupted) {

@@ -188,6 +188,24 @@ class TwoPhaseCommitIT {
     }
 
     @Test
+    void resetConnectionInsideATwoPhaseTransactionLeavesNothingBehind() throws Exception {
+        try (Connection c = cluster.proxied(Driver.MARIADB);
+                Statement s = c.createStatement()) {
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = 0 WHERE id = 1");
+            s.executeUpdate("UPDATE accounts SET balance = 0 WHERE id = 1001");
+            c.unwrap(org.mariadb.jdbc.Connection.class).reset(); // COM_RESET_CONNECTION
+            // the branches are gone with their connections; pooled connections are clean
+            assertThat(s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id IN (1, 1001)"))
+                    .isEqualTo(2);
+        }
+        assertThat(balance(1)).isEqualTo(101);
+        assertThat(balance(1001)).isEqualTo(101);
+        assertThat(prepared(10)).isEmpty();
+        assertThat(prepared(20)).isEmpty();
+    }
+
+    @Test
     void whatXaCannotExpressIsRefusedNotCommittedHalfway() throws Exception {
         try (Connection c = cluster.proxied(Driver.MARIADB);
                 Statement s = c.createStatement()) {
