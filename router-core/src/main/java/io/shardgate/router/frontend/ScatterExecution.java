@@ -180,40 +180,39 @@ final class ScatterExecution {
             return;
         }
         RenderedSql sql = plan.sql(targets, target, values);
-        lease.acquire(
-                session.desired(),
-                atomicity.begin(session.transaction().beginSteps(target.hostgroup()), xid, target.hostgroup()),
-                (connection, error) -> {
-                    if (aborted) {
-                        lease.releaseIfFree();
-                        return;
-                    }
-                    if (error != null) {
-                        failed(index, error);
-                        return;
-                    }
-                    session.transaction().reached();
-                    participants[index] = lease;
-                    if (xid != null || session.transaction().xid() != null) {
-                        lease.pin(XaCommit.BRANCH);
-                    }
-                    String before = atomicity.before();
-                    if (before == null) {
-                        send(lease, connection, index, sql);
-                        return;
-                    }
-                    lease.runStatement(before, failure -> {
-                        if (aborted) {
-                            return;
-                        }
-                        if (failure != null) {
-                            received(index, error(failure));
-                            ended(lease, index, true);
-                        } else {
-                            send(lease, connection, index, sql);
-                        }
-                    });
-                });
+        List<String> begin =
+                atomicity.begin(session.transaction().beginSteps(target.hostgroup()), xid, target.hostgroup());
+        lease.acquire(session.desired(), begin, (connection, error) -> {
+            if (aborted) {
+                lease.releaseIfFree();
+                return;
+            }
+            if (error != null) {
+                failed(index, error);
+                return;
+            }
+            session.transaction().reached();
+            participants[index] = lease;
+            if (xid != null || session.transaction().xid() != null) {
+                lease.pin(XaCommit.BRANCH);
+            }
+            String before = atomicity.before();
+            if (before == null) {
+                send(lease, connection, index, sql);
+                return;
+            }
+            lease.runStatement(before, failure -> {
+                if (aborted) {
+                    return;
+                }
+                if (failure != null) {
+                    received(index, error(failure));
+                    ended(lease, index, true);
+                } else {
+                    send(lease, connection, index, sql);
+                }
+            });
+        });
     }
 
     private void send(BackendLease lease, PooledConnection connection, int index, RenderedSql sql) {
