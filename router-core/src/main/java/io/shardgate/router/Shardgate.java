@@ -49,6 +49,10 @@ import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.router.tls.FrontendTls;
 import io.shardgate.router.tls.ServerRsaKeys;
+import io.shardgate.router.twophase.Resolver;
+import io.shardgate.router.twophase.TransactionLog;
+import io.shardgate.router.twophase.TwoPhase;
+import io.shardgate.router.twophase.TwoPhaseMetrics;
 import io.shardgate.sharding.key.SnowflakeIds;
 import io.shardgate.sharding.rule.InvalidRulesException;
 import io.shardgate.sharding.rule.RuleSnapshot;
@@ -89,6 +93,15 @@ public final class Shardgate implements AutoCloseable {
     private final SchemaTracker schemaTracker;
     private final SessionRegistry sessions;
     private final RouterResultCache cache;
+    private final Resolver resolver;
+    private final TransactionLog twoPhaseLog;
+
+    /** How often the two-phase resolver looks for prepared branches (see docs/transactions.md). */
+    static final long RESOLVER_PERIOD_MILLIS = 2_000;
+    /** How long a live router has to commit a decided transaction before a resolver helps. */
+    static final long RESOLVER_GRACE_MILLIS = 10_000;
+    /** How long an undecided branch may stay prepared under a live owner before it is rolled back. */
+    static final long RESOLVER_STUCK_MILLIS = 300_000;
 
     private Shardgate(
             EventLoopGroup acceptor,
@@ -105,7 +118,11 @@ public final class Shardgate implements AutoCloseable {
             ServerMonitor monitor,
             SchemaTracker schemaTracker,
             SessionRegistry sessions,
-            RouterResultCache cache) {
+            RouterResultCache cache,
+            Resolver resolver,
+            TransactionLog twoPhaseLog) {
+        this.resolver = resolver;
+        this.twoPhaseLog = twoPhaseLog;
         this.acceptor = acceptor;
         this.workers = workers;
         this.listener = listener;
@@ -190,6 +207,11 @@ public final class Shardgate implements AutoCloseable {
         return cache;
     }
 
+    /** The two-phase commit resolver: unresolved transactions, resolution by hand. */
+    public Resolver twoPhaseResolver() {
+        return resolver;
+    }
+
     /** The meters {@code /metrics} renders. */
     public RouterMetrics metrics() {
         return metrics;
@@ -233,6 +255,7 @@ public final class Shardgate implements AutoCloseable {
         int loops = settings.ioThreads() > 0 ? settings.ioThreads() : NettyRuntime.availableProcessors();
         EventLoopGroup workers = transport.newGroup(loops, "sg-io");
         Hostgroups hostgroups = null;
+        Resolver resolver = null;
         try {
             BackendConnector connector = new BackendConnector(
                     transport.clientChannel(), settings.connectTimeoutMillis(), settings.queryTimeoutMillis());
@@ -259,6 +282,11 @@ public final class Shardgate implements AutoCloseable {
                     workers,
                     settings.schemaTrackingIntervalMillis(),
                     metrics.registry());
+            TwoPhase twoPhase = new TwoPhase(
+                    settings.nodeId(),
+                    new TransactionLog(control.curator(), config.zookeeper().root()),
+                    new TwoPhaseMetrics(metrics.registry()));
+            takeEpoch(twoPhase.log(), config.zookeeper().startupTimeoutMillis());
             FrontendServices services = new FrontendServices(
                     settings,
                     users,
@@ -277,7 +305,20 @@ public final class Shardgate implements AutoCloseable {
                     new LoginFailures(
                             settings.maxLoginFailures(), Duration.ofMillis(settings.loginFailureWindowMillis())),
                     new UserConnections(),
-                    schemaTracker);
+                    schemaTracker,
+                    twoPhase);
+            resolver = new Resolver(
+                    twoPhase.log(),
+                    twoPhase.metrics(),
+                    hostgroups,
+                    connector,
+                    workers,
+                    control.curator(),
+                    config.zookeeper().root(),
+                    RESOLVER_PERIOD_MILLIS,
+                    RESOLVER_GRACE_MILLIS,
+                    RESOLVER_STUCK_MILLIS);
+            resolver.start();
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             metrics.clientConnections(limit::open);
             ServerBootstrap bootstrap = new ServerBootstrap()
@@ -317,7 +358,8 @@ public final class Shardgate implements AutoCloseable {
                                 sessions,
                                 settings.readyRequiresOnlineBackends()
                                         ? new DefaultHostgroupReadiness(routing, hostgroups)
-                                        : ReadinessCheck.NONE));
+                                        : ReadinessCheck.NONE),
+                        resolver.control());
             } catch (RuntimeException e) {
                 listener.close().syncUninterruptibly();
                 throw e;
@@ -338,7 +380,8 @@ public final class Shardgate implements AutoCloseable {
                             limit::open,
                             sessions::snapshot,
                             metrics.digests(),
-                            cache.control());
+                            cache.control(),
+                            resolver);
                 } catch (RuntimeException e) {
                     listener.close().syncUninterruptibly();
                     throw e;
@@ -367,8 +410,13 @@ public final class Shardgate implements AutoCloseable {
                     monitor,
                     schemaTracker,
                     sessions,
-                    cache);
+                    cache,
+                    resolver,
+                    twoPhase.log());
         } catch (RuntimeException e) {
+            if (resolver != null) {
+                resolver.close();
+            }
             if (hostgroups != null) {
                 hostgroups.close();
             }
@@ -394,6 +442,19 @@ public final class Shardgate implements AutoCloseable {
         return reading.config();
     }
 
+    /**
+     * Takes this router's xid epoch before clients are let in, so two_phase transactions work from
+     * the first one; when ZooKeeper does not answer in time, the resolver keeps trying and such
+     * transactions are refused (ERROR 1235) until it does.
+     */
+    private static void takeEpoch(TransactionLog transactions, long timeoutMillis) {
+        try {
+            log.info("two-phase commit: this router's xid epoch is {}", transactions.start(timeoutMillis));
+        } catch (Exception e) {
+            log.warn("no xid epoch from ZooKeeper yet ({}): two_phase transactions wait for it", e.toString());
+        }
+    }
+
     /** The MySQL port's services, but logins check the admin accounts. */
     private static FrontendServices adminServices(FrontendServices services, RouterConfig config) {
         return new FrontendServices(
@@ -413,7 +474,8 @@ public final class Shardgate implements AutoCloseable {
                 services.cache(),
                 services.loginFailures(), // one address guessing passwords on either port is one attacker
                 new UserConnections(),
-                services.schemaTracker());
+                services.schemaTracker(),
+                services.twoPhase());
     }
 
     /** Unique among live routers: the host name (or bind address) and the MySQL port. */
@@ -549,6 +611,8 @@ public final class Shardgate implements AutoCloseable {
     public void close() {
         listener.close().syncUninterruptibly();
         monitor.close();
+        resolver.close();
+        twoPhaseLog.close();
         schemaTracker.close();
         if (admin != null) {
             admin.close();

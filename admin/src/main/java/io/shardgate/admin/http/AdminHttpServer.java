@@ -39,6 +39,7 @@ import org.slf4j.LoggerFactory;
  * PUT /api/config  validate and publish: 200 the new version, 400 problems, 409 conflict
  * GET /api/status  version served, ZooKeeper connection, last refused version, live routers
  * GET /api/cache, POST /api/cache/purge[?schema=&amp;table=|?rule=]  result cache ({@link CacheEndpoint})
+ * GET /api/transactions, POST /api/transactions/resolve  two-phase commit ({@link TransactionsEndpoint})
  * </pre>
  *
  * <p>Built on the JDK's {@code com.sun.net.httpserver} rather than Netty: this serves operators and
@@ -60,6 +61,7 @@ public final class AdminHttpServer implements AutoCloseable {
     private final RuleStore store;
     private final PrometheusMeterRegistry metrics;
     private final CacheEndpoint cache;
+    private final TransactionsEndpoint transactions;
     private final ReadinessCheck readiness;
     private HttpServer server;
     private ExecutorService executor;
@@ -91,6 +93,18 @@ public final class AdminHttpServer implements AutoCloseable {
             PrometheusMeterRegistry metrics,
             CacheControl cache,
             ReadinessCheck readiness) {
+        this(address, store, metrics, cache, readiness, null);
+    }
+
+    /** As above, with the two-phase resolver behind {@code /api/transactions} (null: 503). */
+    public AdminHttpServer(
+            InetSocketAddress address,
+            RuleStore store,
+            PrometheusMeterRegistry metrics,
+            CacheControl cache,
+            ReadinessCheck readiness,
+            TransactionControl transactions) {
+        this.transactions = new TransactionsEndpoint(transactions);
         this.address = Objects.requireNonNull(address, "address");
         this.store = Objects.requireNonNull(store, "store");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
@@ -161,7 +175,13 @@ public final class AdminHttpServer implements AutoCloseable {
         }
         Counter.builder("shardgate.admin.http.requests")
                 .description("Requests to the HTTP control endpoint")
-                .tag("path", PATHS.contains(path) || CacheEndpoint.PATHS.contains(path) ? path : "other")
+                .tag(
+                        "path",
+                        PATHS.contains(path)
+                                        || CacheEndpoint.PATHS.contains(path)
+                                        || TransactionsEndpoint.PATHS.contains(path)
+                                ? path
+                                : "other")
                 .tag("status", Integer.toString(status))
                 .register(metrics)
                 .increment();
@@ -170,6 +190,15 @@ public final class AdminHttpServer implements AutoCloseable {
     private int route(HttpExchange exchange, String path, String method) throws IOException {
         if (CacheEndpoint.PATHS.contains(path)) {
             return cache(exchange, path, method);
+        }
+        if (TransactionsEndpoint.PATHS.contains(path)) {
+            String allowed = TransactionsEndpoint.allowed(path);
+            if (!method.equals(allowed)) {
+                exchange.getResponseHeaders().set("Allow", allowed);
+                return sendJson(exchange, 405, ConfigJson.error(method + " is not allowed on " + path));
+            }
+            CacheEndpoint.Answer answer = transactions.handle(exchange, path);
+            return sendJson(exchange, answer.status(), answer.body());
         }
         if (!PATHS.contains(path)) {
             return sendJson(exchange, 404, ConfigJson.error("no such endpoint: " + path));

@@ -81,6 +81,14 @@ final class FaultCluster implements AutoCloseable {
      * health checks off (a failing server is then never shunned).
      */
     String routerYaml(int port, String serverKeys, boolean monitored) throws IOException {
+        return routerYaml(port, serverKeys, monitored, "");
+    }
+
+    /**
+     * As {@link #routerYaml(int, String, boolean)}, with {@code tail} appended: further keys of the
+     * schema (indented by 4) and then top-level sections.
+     */
+    String routerYaml(int port, String serverKeys, boolean monitored, String tail) throws IOException {
         Path data = Files.createDirectories(dir.resolve("router"));
         String monitor = monitored
                 ? "monitor: {interval_millis: " + MONITOR_INTERVAL_MILLIS
@@ -111,7 +119,8 @@ final class FaultCluster implements AutoCloseable {
         yaml.append("schemas:\n  - name: " + SCHEMA + "\n    default_hostgroup: 10\n    tables:\n")
                 .append("      - {name: items, strategy: range, column: id, ranges: [{below: ")
                 .append(SPLIT)
-                .append(", hostgroup: 10}, {hostgroup: 20}]}\n");
+                .append(", hostgroup: 10}, {hostgroup: 20}]}\n")
+                .append(tail);
         return yaml.toString();
     }
 

@@ -73,6 +73,8 @@ public record ErrorCode(int code, String sqlState, String messageTemplate) {
             1290, "HY000", "The MySQL server is running with the %s option so it cannot execute this statement");
     public static final ErrorCode ER_QUERY_INTERRUPTED =
             new ErrorCode(1317, "70100", "Query execution was interrupted");
+    public static final ErrorCode ER_XA_RBROLLBACK =
+            new ErrorCode(1402, "XA100", "XA_RBROLLBACK: Transaction branch was rolled back");
     public static final ErrorCode ER_MAX_PREPARED_STMT_COUNT_REACHED = new ErrorCode(
             1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: %d)");
     public static final ErrorCode ER_DATA_OUT_OF_RANGE =

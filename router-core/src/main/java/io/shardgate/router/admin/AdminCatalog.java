@@ -69,6 +69,9 @@ final class AdminCatalog {
         if (statement instanceof AdminStatement.Update update && update.table().equals(RouterTables.SERVERS)) {
             return new AdminResult.Done(router.updateServers(update.set(), update.where()), "");
         }
+        if (statement instanceof AdminStatement.Update update && update.table().equals(InDoubtTable.NAME)) {
+            return new AdminResult.Done(router.inDoubt().update(update.set(), update.where()), "");
+        }
         if (statement instanceof AdminStatement.Update update) {
             AdminTable table = editable(update.table(), "UPDATE");
             return new AdminResult.Done(draft.update(table, update.set(), update.where()), "");

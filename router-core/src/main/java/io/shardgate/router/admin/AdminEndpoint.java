@@ -16,6 +16,7 @@ import io.shardgate.router.frontend.FrontendServices;
 import io.shardgate.router.frontend.SessionInfo;
 import io.shardgate.router.metrics.QueryDigestStats;
 import io.shardgate.router.routing.Hostgroups;
+import io.shardgate.router.twophase.Resolver;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -62,7 +63,8 @@ public final class AdminEndpoint implements AutoCloseable {
             IntSupplier clientConnections,
             Supplier<List<SessionInfo>> sessions,
             QueryDigestStats digests,
-            CacheControl cache) {
+            CacheControl cache,
+            Resolver resolver) {
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "shardgate-admin-sql");
             t.setDaemon(true);
@@ -72,7 +74,7 @@ public final class AdminEndpoint implements AutoCloseable {
                 store,
                 publisher,
                 live,
-                new RouterTables(hostgroups, clientConnections, sessions, digests, cache),
+                new RouterTables(hostgroups, clientConnections, sessions, digests, cache, new InDoubtTable(resolver)),
                 new AdminVariables(services.serverVersion()));
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, workers)

@@ -15,7 +15,9 @@ enum AdminTable {
             ConfigDocuments.HOSTGROUPS,
             List.of("id", "writer", "readers", "user", "password", "password_file", "pool", "tls")),
     USERS(ConfigDocuments.USERS, List.of("name", "password_hash", "default_schema", "require_tls")),
-    SCHEMAS(ConfigDocuments.SCHEMAS, List.of("name", "default_hostgroup", "tables", "binding_groups")),
+    SCHEMAS(
+            ConfigDocuments.SCHEMAS,
+            List.of("name", "default_hostgroup", "tables", "binding_groups", "transaction_mode")),
     QUERY_RULES(
             ConfigDocuments.QUERY_RULES,
             List.of(

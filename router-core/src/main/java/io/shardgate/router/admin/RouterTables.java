@@ -28,8 +28,8 @@ import java.util.function.Supplier;
 final class RouterTables {
     static final String SERVERS = "runtime_servers";
     static final String DIGESTS = "stats_query_digest";
-    static final List<String> NAMES =
-            List.of(SERVERS, "stats_cache", "stats_connections", "stats_pools", DIGESTS, "stats_sessions");
+    static final List<String> NAMES = List.of(
+            SERVERS, "stats_cache", "stats_connections", "stats_pools", DIGESTS, "stats_sessions", InDoubtTable.NAME);
 
     private final Hostgroups hostgroups;
     private final BackendServers servers;
@@ -37,19 +37,27 @@ final class RouterTables {
     private final Supplier<List<SessionInfo>> sessions;
     private final QueryDigestStats digests;
     private final CacheControl cache;
+    private final InDoubtTable inDoubt;
 
     RouterTables(
             Hostgroups hostgroups,
             IntSupplier clientConnections,
             Supplier<List<SessionInfo>> sessions,
             QueryDigestStats digests,
-            CacheControl cache) {
+            CacheControl cache,
+            InDoubtTable inDoubt) {
         this.hostgroups = hostgroups;
         this.servers = new BackendServers(hostgroups);
         this.clientConnections = clientConnections;
         this.sessions = sessions;
         this.digests = digests;
         this.cache = cache;
+        this.inDoubt = inDoubt;
+    }
+
+    /** The two-phase transactions in doubt (see {@link InDoubtTable}). */
+    InDoubtTable inDoubt() {
+        return inDoubt;
     }
 
     /** Every row of table {@code name}, or null when it is not one of these. */
@@ -61,6 +69,7 @@ final class RouterTables {
             case "stats_pools" -> pools();
             case DIGESTS -> digestRows();
             case "stats_sessions" -> sessions();
+            case InDoubtTable.NAME -> inDoubt.rows();
             default -> null;
         };
     }

@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shardgate.admin.http.AdminHttpServer;
 import io.shardgate.admin.http.CacheControl;
 import io.shardgate.admin.http.ReadinessCheck;
+import io.shardgate.admin.http.TransactionControl;
 import io.shardgate.admin.store.ConfigVersion;
 import io.shardgate.admin.store.InvalidConfigException;
 import io.shardgate.admin.store.LiveRouter;
@@ -251,8 +252,13 @@ public final class ControlPlane implements AutoCloseable {
 
     /** Starts the HTTP endpoint ({@code /health}, {@code /ready}, {@code /metrics}, {@code /api/...}). */
     public synchronized int startHttp(
-            InetSocketAddress address, PrometheusMeterRegistry metrics, CacheControl cache, ReadinessCheck readiness) {
-        AdminHttpServer server = new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache, readiness);
+            InetSocketAddress address,
+            PrometheusMeterRegistry metrics,
+            CacheControl cache,
+            ReadinessCheck readiness,
+            TransactionControl transactions) {
+        AdminHttpServer server =
+                new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache, readiness, transactions);
         try {
             server.start();
         } catch (IOException e) {
@@ -260,6 +266,11 @@ public final class ControlPlane implements AutoCloseable {
         }
         http = server;
         return server.port();
+    }
+
+    /** The ZooKeeper client of the control plane (two-phase commit keeps its decision log there). */
+    public CuratorFramework curator() {
+        return client;
     }
 
     /** The ZooKeeper connect string in use (the embedded server's when there is one). */

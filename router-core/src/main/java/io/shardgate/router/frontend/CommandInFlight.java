@@ -134,12 +134,15 @@ final class CommandInFlight {
         // it at the first execution, mid-transaction) must not begin it on the hostgroup it goes to
         int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
         List<String> begin = command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code()
-                ? state.transaction().beginSteps()
+                ? state.transaction().beginSteps(lease.hostgroup().id())
                 : null;
         lease.acquire(state.desired(), begin, (connection, error) -> {
             if (proceed(error)) {
                 if (begin != null) {
                     state.transaction().reached();
+                    if (state.transaction().xid() != null) {
+                        lease.pin(XaCommit.BRANCH); // until XaCommit ends it, whatever the status flags say
+                    }
                 }
                 retry.sent();
                 then.accept(connection);
@@ -262,7 +265,11 @@ final class CommandInFlight {
      * there got 1568, issue 23's mtr main.commit).
      */
     private void afterStatement() {
-        if (state.transaction().opened() && !session.leases().serverTransactionOpen()) {
+        // a two_phase transaction ends with its COMMIT / ROLLBACK only (XaTransactionEnd): a deadlock
+        // clears SERVER_STATUS_IN_TRANS on one branch while the others stay open
+        if (state.transaction().opened()
+                && state.transaction().xid() == null
+                && !session.leases().serverTransactionOpen()) {
             state.transaction().end();
         }
     }

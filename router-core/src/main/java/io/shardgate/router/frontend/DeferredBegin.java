@@ -2,6 +2,7 @@ package io.shardgate.router.frontend;
 
 import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.twophase.Xid;
 
 /**
  * A plain BEGIN answered by the router, text or prepared: it runs on each hostgroup as the setup
@@ -13,9 +14,20 @@ import io.shardgate.protocol.type.ServerStatus;
 final class DeferredBegin {
     private DeferredBegin() {}
 
-    /** Declares the transaction begun by {@code sql} and answers the client's BEGIN with OK. */
+    /**
+     * Declares the transaction begun by {@code sql} and answers the client's BEGIN with OK; in a
+     * two_phase schema it gets an xid and begins with XA START on each hostgroup.
+     */
     static void declare(SessionPort session, String sql, boolean readOnly) {
-        session.transaction().declared(sql);
+        Xid xid = null;
+        if (TwoPhaseRules.usesXa(TwoPhaseRules.mode(session), readOnly)) {
+            xid = session.services().twoPhase().next();
+            if (xid == null) {
+                session.reply(1, TwoPhaseRules.noEpoch());
+                return;
+            }
+        }
+        session.transaction().declared(sql, xid);
         int flags = session.leases().statusFlags();
         if (readOnly) {
             flags |= ServerStatus.SERVER_STATUS_IN_TRANS_READONLY;

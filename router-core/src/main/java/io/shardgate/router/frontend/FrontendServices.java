@@ -7,6 +7,7 @@ import io.shardgate.router.config.ServerSettings;
 import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
+import io.shardgate.router.twophase.TwoPhase;
 import io.shardgate.sharding.key.KeyGenerator;
 import java.security.KeyPair;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param loginFailures failed logins per client address ({@code server.max_login_failures})
  * @param userConnections connections per user ({@code users[].max_connections})
  * @param schemaTracker re-reads the shards' column lists after DDL run on several hostgroups
+ * @param twoPhase xids, decision log and meters of two-phase commit (two_phase schemas)
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -50,4 +52,5 @@ public record FrontendServices(
         RouterResultCache cache,
         LoginFailures loginFailures,
         UserConnections userConnections,
-        SchemaTracker schemaTracker) {}
+        SchemaTracker schemaTracker,
+        TwoPhase twoPhase) {}

@@ -357,6 +357,14 @@ final class PreparedStatementCommands {
                     execute.release();
                     return -1;
                 }
+                if (session.transaction().xid() != null) {
+                    List<BackendLease> reached = session.leases().xaBranches();
+                    if (XaTransactionEnd.handled(
+                            session, statement.route.digest().text(), reached)) {
+                        execute.release();
+                        return -1;
+                    }
+                }
                 List<BackendLease> others = session.leases().inTransaction(home);
                 if (others.size() == 1 && !home.inTransaction()) {
                     return others.get(0).hostgroup().id(); // the transaction reached that hostgroup alone

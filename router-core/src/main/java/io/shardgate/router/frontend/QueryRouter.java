@@ -121,6 +121,12 @@ final class QueryRouter {
 
     /** Does what {@code decision} says with the client's {@code packet} (released or sent on). */
     private void carryOut(Packet packet, StatementFacts facts, Decision decision) {
+        String refusal = autocommitOffRefusal(decision);
+        if (refusal != null) {
+            packet.release();
+            session.reply(1, Errors.notSupported(refusal));
+            return;
+        }
         if (decision instanceof Decision.Single single) {
             single(packet, single, facts);
         } else if (decision instanceof Decision.Scatter scatter) {
@@ -132,6 +138,34 @@ final class QueryRouter {
         } else {
             sessionStatement(packet, facts, decision);
         }
+    }
+
+    /** See {@link TwoPhaseRules#autocommitOffRefusal}; null for reads and outside two_phase schemas. */
+    private String autocommitOffRefusal(Decision decision) {
+        if ((session.leases().statusFlags() & io.shardgate.protocol.type.ServerStatus.SERVER_STATUS_AUTOCOMMIT) != 0
+                || !TwoPhaseRules.twoPhase(session)) {
+            return null; // the common case, allocation-free
+        }
+        List<Integer> targets = new ArrayList<>();
+        if (decision instanceof Decision.Single single && !single.reads()) {
+            targets.add(single.hostgroup());
+        } else if (decision instanceof Decision.Scatter scatter && scatter.writes()) {
+            scatter.targets().targets().forEach(t -> targets.add(t.hostgroup()));
+        } else {
+            return null;
+        }
+        int openElsewhere = 0;
+        for (BackendLease lease : session.leases().inTransaction(null)) {
+            if (!targets.contains(lease.hostgroup().id())) {
+                openElsewhere++;
+            }
+        }
+        return TwoPhaseRules.autocommitOffRefusal(
+                TwoPhaseRules.mode(session),
+                session.leases().statusFlags(),
+                session.transaction().start() != null,
+                targets.size(),
+                openElsewhere);
     }
 
     /** EXPLAIN SHARDGATE, or the router's LAST_INSERT_ID(): a small result set made here. */
@@ -244,7 +278,24 @@ final class QueryRouter {
     private void sessionStatement(Packet packet, StatementFacts facts, Decision decision) {
         BackendLease home = session.home();
         Digest digest = facts.digest();
+        if (session.transaction().xid() != null
+                && (decision instanceof Decision.EndTransaction || decision instanceof Decision.EndEverywhere)
+                && XaTransactionEnd.handled(
+                        session, digest.text(), session.leases().xaBranches())) {
+            packet.release(); // the branches, not the status flags, say where it runs (see XaCommit#BRANCH)
+            session.leases().diagnosticsUnknown();
+            home.writing();
+            return;
+        }
         if (decision instanceof Decision.OnHome onHome) {
+            String refusal = onHome.beginsTransaction()
+                    ? TwoPhaseRules.beginRefusal(TwoPhaseRules.mode(session), StatementRouter.readOnly(digest.text()))
+                    : null;
+            if (refusal != null) {
+                packet.release();
+                session.reply(1, Errors.notSupported(refusal));
+                return;
+            }
             // run as the client's statement (marking the transaction first would prepend a
             // second BEGIN as the lease's setup step)
             session.run(home, packet, Response.RESULT_SET, facts.effects(), false);

@@ -21,6 +21,7 @@ import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.MySqlType;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PreviousStatement;
+import io.shardgate.router.twophase.Xid;
 import io.shardgate.sharding.plan.LimitValue;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.Plan;
@@ -98,6 +99,10 @@ final class ScatterExecution {
     private int ending;
     /** The first end step that failed and the client must hear of (a COMMIT), or null. */
     private ErrPacket endError;
+    /** The XA id of the statement's branches ({@link StatementAtomicity#XA}), else null. */
+    private final Xid xid;
+    /** The two-phase commit or rollback ending the statement's XA branches, while it runs. */
+    private XaCommit xaEnd;
 
     ScatterExecution(SessionPort session, Plan plan, Targets targets, Values values) {
         this(session, plan, targets, values, null);
@@ -117,7 +122,11 @@ final class ScatterExecution {
                 plan.kind(),
                 n,
                 session.transaction().start() != null,
-                session.leases().statusFlags());
+                session.leases().statusFlags(),
+                TwoPhaseRules.twoPhase(session));
+        this.xid = atomicity == StatementAtomicity.XA
+                ? session.services().twoPhase().next()
+                : null;
         this.merge = plan.merge().resolve(values);
         if (plan.kind() == StatementKind.SELECT && StreamingMerge.streams(merge)) {
             this.streaming = new StreamingMerge(
@@ -151,6 +160,10 @@ final class ScatterExecution {
     }
 
     void start() {
+        if (atomicity == StatementAtomicity.XA && xid == null) {
+            session.reply(1, TwoPhaseRules.noEpoch());
+            return;
+        }
         session.startRouted(this::abort, this::clientWritable);
         List<Target> list = targets.targets();
         pending = list.size();
@@ -168,7 +181,9 @@ final class ScatterExecution {
             return;
         }
         RenderedSql sql = plan.sql(targets, target, values);
-        lease.acquire(session.desired(), atomicity.begin(session.transaction().beginSteps()), (connection, error) -> {
+        List<String> begin =
+                atomicity.begin(session.transaction().beginSteps(target.hostgroup()), xid, target.hostgroup());
+        lease.acquire(session.desired(), begin, (connection, error) -> {
             if (aborted) {
                 lease.releaseIfFree();
                 return;
@@ -179,6 +194,9 @@ final class ScatterExecution {
             }
             session.transaction().reached();
             participants[index] = lease;
+            if (xid != null || session.transaction().xid() != null) {
+                lease.pin(XaCommit.BRANCH);
+            }
             String before = atomicity.before();
             if (before == null) {
                 send(lease, connection, index, sql);
@@ -339,6 +357,10 @@ final class ScatterExecution {
         if (streaming != null) {
             pump();
         } else if (pending == 0 && !answered) {
+            if (atomicity == StatementAtomicity.XA) {
+                endXaBranches();
+                return; // answered and finished when the commit or rollback is
+            }
             String after = atomicity.after(anyFailed);
             if (after != null) {
                 endOnEachShard(after);
@@ -387,6 +409,30 @@ final class ScatterExecution {
                     endedOnEachShard();
                 }
             });
+        }
+    }
+
+    /** Commits the statement's XA branches in two phases, or rolls them back when a shard failed. */
+    private void endXaBranches() {
+        List<BackendLease> ran = new ArrayList<>(participants.length);
+        for (BackendLease lease : participants) {
+            if (lease != null) {
+                ran.add(lease);
+            }
+        }
+        if (ran.isEmpty()) {
+            endedOnEachShard();
+            return;
+        }
+        xaEnd = new XaCommit(session.client().eventLoop(), session.services().twoPhase(), xid, ran, error -> {
+            xaEnd = null;
+            endError = error;
+            endedOnEachShard();
+        });
+        if (anyFailed) {
+            xaEnd.rollback();
+        } else {
+            xaEnd.commit();
         }
     }
 
@@ -536,6 +582,9 @@ final class ScatterExecution {
     /** The session closed before the answer was complete: drop what was collected. */
     private void abort() {
         aborted = true;
+        if (xaEnd != null) {
+            xaEnd.abandon();
+        }
         releaseResponses();
         if (streaming != null) {
             streaming.close();

@@ -96,6 +96,17 @@ final class SessionLeases {
         return null;
     }
 
+    /** Leases running a branch of the session's two_phase transaction (see {@link XaCommit#BRANCH}). */
+    List<BackendLease> xaBranches() {
+        List<BackendLease> out = new ArrayList<>(leases.size());
+        for (BackendLease lease : leases) {
+            if (!lease.reads() && lease.pins().contains(PinReason.XA_BRANCH)) {
+                out.add(lease);
+            }
+        }
+        return out;
+    }
+
     /** Backend connections the session holds right now (pinned or mid-statement). */
     int held() {
         int n = 0;

@@ -1,5 +1,6 @@
 package io.shardgate.router.frontend;
 
+import io.shardgate.router.twophase.Xid;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +26,8 @@ final class SessionTransaction {
 
     /** The BEGIN text of the open explicit transaction, or null. */
     private String start;
+    /** The XA id of a two_phase transaction (each hostgroup begins it with XA START), or null. */
+    private Xid xid;
     /** Whether a backend has run {@link #start}. */
     private boolean opened;
     /** The savepoints set in the transaction, oldest first, as written (backticks kept). */
@@ -38,13 +41,18 @@ final class SessionTransaction {
     /** An explicit START TRANSACTION / BEGIN runs on the home hostgroup: spread it where statements go. */
     void started(String sql) {
         start = sql;
+        xid = null;
         opened = true;
         savepoints.clear();
     }
 
-    /** A plain BEGIN answered by the router: {@code sql} runs on each hostgroup before the session's first statement there. */
-    void declared(String sql) {
+    /**
+     * A plain BEGIN answered by the router: {@code sql} runs on each hostgroup before the session's
+     * first statement there, or {@code XA START} of {@code xid} when that is not null (two_phase).
+     */
+    void declared(String sql, Xid xid) {
         start = sql;
+        this.xid = xid;
         opened = false;
         savepoints.clear();
     }
@@ -66,16 +74,22 @@ final class SessionTransaction {
         }
     }
 
+    /** The XA id of the open two_phase transaction, or null. */
+    Xid xid() {
+        return xid;
+    }
+
     /**
-     * What a hostgroup the transaction reaches runs before the statement: the BEGIN, then a
-     * SAVEPOINT for each savepoint set so far; null outside a transaction.
+     * What {@code hostgroup}, reached by the transaction, runs before the statement: the BEGIN (XA
+     * START of its branch in a two_phase transaction), then a SAVEPOINT for each savepoint set so
+     * far; null outside a transaction.
      */
-    List<String> beginSteps() {
+    List<String> beginSteps(int hostgroup) {
         if (start == null) {
             return null;
         }
         List<String> steps = new ArrayList<>(1 + savepoints.size());
-        steps.add(start);
+        steps.add(xid != null ? "XA START " + xid.sql(hostgroup) : start);
         savepoints.forEach(name -> steps.add("SAVEPOINT " + name));
         return steps;
     }
@@ -126,6 +140,7 @@ final class SessionTransaction {
     /** The transaction is over (committed, rolled back, or ended by a reset). */
     void end() {
         start = null;
+        xid = null;
         opened = false;
         savepoints.clear();
     }

@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.twophase.Xid;
 import io.shardgate.sharding.plan.StatementKind;
 import java.util.List;
 
@@ -15,17 +16,21 @@ import java.util.List;
  *       then COMMIT everywhere if every shard succeeded, else ROLLBACK everywhere;
  *   <li>{@link #SAVEPOINT}: inside the session's transaction (or with autocommit off) a savepoint
  *       is set on each shard first; a failure rolls every shard back to it, the rest of the
- *       transaction stays, as MySQL rolls back just the failed statement.
+ *       transaction stays, as MySQL rolls back just the failed statement (inside a two_phase
+ *       transaction too: MariaDB keeps savepoints inside an XA branch);
+ *   <li>{@link #XA}: an autocommit statement in a two_phase schema: XA START on each shard, then
+ *       two-phase commit ({@link XaCommit}) if every shard succeeded, else XA ROLLBACK everywhere.
  * </ul>
- * COMMITs on several shards are not atomic with each other: a shard that fails its COMMIT after
- * another committed leaves the statement half applied, and the client gets that shard's error.
- * Closing that window needs two-phase commit. Tables of non-transactional engines (MyISAM) keep
+ * With {@link #TRANSACTION}, COMMITs on several shards are not atomic with each other: a shard
+ * that fails its COMMIT after another committed leaves the statement half applied, and the client
+ * gets that shard's error. {@link #XA} closes that window. Tables of non-transactional engines (MyISAM) keep
  * what each shard wrote before the failure, as they do on one server.
  */
 enum StatementAtomicity {
     NONE,
     TRANSACTION,
-    SAVEPOINT;
+    SAVEPOINT,
+    XA;
 
     /** The name of the router's savepoint; a client savepoint of the same name would be moved by it. */
     static final String SAVEPOINT_NAME = "shardgate_statement";
@@ -41,8 +46,10 @@ enum StatementAtomicity {
      * @param targets how many hostgroups it runs on
      * @param inTransaction the session has a transaction open or declared
      * @param sessionStatus the session's server status flags (autocommit off counts as a transaction)
+     * @param twoPhase the schema's transaction_mode is two_phase
      */
-    static StatementAtomicity of(StatementKind kind, int targets, boolean inTransaction, int sessionStatus) {
+    static StatementAtomicity of(
+            StatementKind kind, int targets, boolean inTransaction, int sessionStatus, boolean twoPhase) {
         boolean writes = kind == StatementKind.INSERT || kind == StatementKind.UPDATE || kind == StatementKind.DELETE;
         if (!writes || targets < 2) {
             return NONE;
@@ -50,7 +57,7 @@ enum StatementAtomicity {
         boolean transaction = inTransaction
                 || (sessionStatus & ServerStatus.SERVER_STATUS_IN_TRANS) != 0
                 || (sessionStatus & ServerStatus.SERVER_STATUS_AUTOCOMMIT) == 0;
-        return transaction ? SAVEPOINT : TRANSACTION;
+        return transaction ? SAVEPOINT : twoPhase ? XA : TRANSACTION;
     }
 
     /** What runs on each shard before the statement, after its connection (and the session's BEGIN). */
@@ -60,17 +67,21 @@ enum StatementAtomicity {
 
     /**
      * What the shard's connection runs first when it has no transaction open: the session's own
-     * steps ({@code sessionBegin}: its BEGIN and savepoints, null outside a transaction), or the
-     * statement's START TRANSACTION.
+     * steps ({@code sessionBegin}: its BEGIN and savepoints, null outside a transaction), the
+     * statement's START TRANSACTION, or its XA START of {@code xid}'s branch on {@code hostgroup}.
      */
-    List<String> begin(List<String> sessionBegin) {
-        return this == TRANSACTION ? List.of(BEGIN) : sessionBegin;
+    List<String> begin(List<String> sessionBegin, Xid xid, int hostgroup) {
+        return switch (this) {
+            case TRANSACTION -> List.of(BEGIN);
+            case XA -> List.of("XA START " + xid.sql(hostgroup));
+            default -> sessionBegin;
+        };
     }
 
     /** What ends the statement on each shard it ran on, by whether any shard failed; null for nothing. */
     String after(boolean anyFailed) {
         return switch (this) {
-            case NONE -> null;
+            case NONE, XA -> null; // XA: XaCommit ends it
             case TRANSACTION -> anyFailed ? ROLLBACK : COMMIT;
             case SAVEPOINT -> anyFailed ? ROLLBACK_TO_SAVEPOINT : null;
         };

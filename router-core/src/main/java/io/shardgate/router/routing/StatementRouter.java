@@ -307,7 +307,8 @@ public final class StatementRouter {
         Set<PinReason> pins = session.pins();
         return session.transactionHostgroups().isEmpty()
                 && !pins.contains(PinReason.LOCK_TABLES)
-                && !pins.contains(PinReason.XA);
+                && !pins.contains(PinReason.XA)
+                && !pins.contains(PinReason.XA_BRANCH);
     }
 
     /** Whether the BEGIN {@code digestText} is START TRANSACTION READ ONLY. */

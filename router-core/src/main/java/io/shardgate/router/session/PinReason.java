@@ -18,6 +18,7 @@ public enum PinReason {
     VERSIONED_COMMENT("/*M! ... */ MariaDB executable comment"),
     HANDLER("HANDLER statement"),
     XA("XA transaction"),
+    XA_BRANCH("branch of a two_phase transaction (XA START .. XA COMMIT)"),
     LAST_INSERT_ID("LAST_INSERT_ID() after an insert"),
     DIAGNOSTICS("warnings or error of the last statement"),
     MULTIPLEXING_OFF("multiplexing disabled for the hostgroup"),

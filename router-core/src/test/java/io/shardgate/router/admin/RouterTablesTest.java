@@ -67,8 +67,8 @@ class RouterTablesTest {
             new SessionInfo(
                     7, "app", "shop", "127.0.0.1:50000", true, List.of("open transaction", "user variable used"), 1),
             new SessionInfo(8, "app", null, "127.0.0.1:50001", false, List.of(), 0));
-    private final RouterTables tables =
-            new RouterTables(new Hostgroups(List.of(), null), () -> 2, () -> sessions, digests, cache);
+    private final RouterTables tables = new RouterTables(
+            new Hostgroups(List.of(), null), () -> 2, () -> sessions, digests, cache, new InDoubtTable(null));
 
     private static List<String> names(AdminResult.Rows rows) {
         return rows.columns().stream().map(TextResultSet.Column::name).toList();

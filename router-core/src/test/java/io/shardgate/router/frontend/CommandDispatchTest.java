@@ -68,6 +68,7 @@ class CommandDispatchTest {
                 null,
                 null,
                 null,
+                null,
                 null);
     }
 

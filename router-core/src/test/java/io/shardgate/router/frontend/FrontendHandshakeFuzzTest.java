@@ -129,6 +129,7 @@ class FrontendHandshakeFuzzTest {
                 null,
                 failures,
                 connections,
+                null,
                 null);
         List<UserConfig> opened = new ArrayList<>();
         EmbeddedChannel channel = new EmbeddedChannel(

@@ -9,12 +9,12 @@ class SessionTransactionTest {
     @Test
     void hostgroupReachedLaterGetsTheBeginAndEverySavepointSetSoFar() {
         SessionTransaction t = new SessionTransaction();
-        assertThat(t.beginSteps()).isNull();
+        assertThat(t.beginSteps(10)).isNull();
         t.started("START TRANSACTION /*!40100 WITH CONSISTENT SNAPSHOT */");
         t.savepointStatement("SAVEPOINT sp");
         t.savepointStatement("SAVEPOINT `b``q`");
 
-        assertThat(t.beginSteps())
+        assertThat(t.beginSteps(10))
                 .containsExactly(
                         "START TRANSACTION /*!40100 WITH CONSISTENT SNAPSHOT */", "SAVEPOINT sp", "SAVEPOINT `b``q`");
     }
@@ -22,7 +22,7 @@ class SessionTransactionTest {
     @Test
     void savepointsFollowMySqlsRules() {
         SessionTransaction t = new SessionTransaction();
-        t.declared("BEGIN");
+        t.declared("BEGIN", null);
         t.savepointStatement("SAVEPOINT a");
         t.savepointStatement("SAVEPOINT b");
         t.savepointStatement("SAVEPOINT c");
@@ -43,7 +43,7 @@ class SessionTransactionTest {
         assertThat(t.savepoints()).containsExactly("e");
         t.end();
         assertThat(t.savepoints()).isEmpty();
-        assertThat(t.beginSteps()).isNull();
+        assertThat(t.beginSteps(10)).isNull();
     }
 
     @Test
@@ -51,6 +51,19 @@ class SessionTransactionTest {
         SessionTransaction t = new SessionTransaction();
         t.savepointStatement("SAVEPOINT a");
         t.started("BEGIN");
-        assertThat(t.beginSteps()).containsExactly("BEGIN");
+        assertThat(t.beginSteps(10)).containsExactly("BEGIN");
+    }
+
+    @Test
+    void twoPhaseTransactionBeginsEachHostgroupsBranchWithXaStart() {
+        SessionTransaction t = new SessionTransaction();
+        t.declared("BEGIN", new io.shardgate.router.twophase.Xid(3, 42, 7));
+        t.savepointStatement("SAVEPOINT sp");
+        assertThat(t.beginSteps(10)).containsExactly("XA START 'sg.3.42.7','10',1397174851", "SAVEPOINT sp");
+        assertThat(t.beginSteps(20)).containsExactly("XA START 'sg.3.42.7','20',1397174851", "SAVEPOINT sp");
+        t.end();
+        assertThat(t.xid()).isNull();
+        t.started("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+        assertThat(t.beginSteps(10)).containsExactly("START TRANSACTION WITH CONSISTENT SNAPSHOT");
     }
 }

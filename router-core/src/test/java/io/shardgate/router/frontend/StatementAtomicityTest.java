@@ -17,9 +17,9 @@ class StatementAtomicityTest {
             value = StatementKind.class,
             names = {"INSERT", "UPDATE", "DELETE"})
     void anAutocommitWriteOnSeveralShardsRunsInATransactionOnEach(StatementKind kind) {
-        StatementAtomicity atomicity = StatementAtomicity.of(kind, 3, false, AUTOCOMMIT);
+        StatementAtomicity atomicity = StatementAtomicity.of(kind, 3, false, AUTOCOMMIT, false);
         assertThat(atomicity).isEqualTo(StatementAtomicity.TRANSACTION);
-        assertThat(atomicity.begin(null)).containsExactly("START TRANSACTION");
+        assertThat(atomicity.begin(null, null, 10)).containsExactly("START TRANSACTION");
         assertThat(atomicity.before()).isNull();
         assertThat(atomicity.after(false)).isEqualTo("COMMIT");
         assertThat(atomicity.after(true)).isEqualTo("ROLLBACK");
@@ -28,12 +28,13 @@ class StatementAtomicityTest {
     @Test
     void insideATransactionASavepointUndoesJustTheStatement() {
         for (StatementAtomicity atomicity : new StatementAtomicity[] {
-            StatementAtomicity.of(StatementKind.UPDATE, 2, true, AUTOCOMMIT),
-            StatementAtomicity.of(StatementKind.UPDATE, 2, false, AUTOCOMMIT | ServerStatus.SERVER_STATUS_IN_TRANS),
-            StatementAtomicity.of(StatementKind.UPDATE, 2, false, 0) // autocommit off
+            StatementAtomicity.of(StatementKind.UPDATE, 2, true, AUTOCOMMIT, false),
+            StatementAtomicity.of(
+                    StatementKind.UPDATE, 2, false, AUTOCOMMIT | ServerStatus.SERVER_STATUS_IN_TRANS, false),
+            StatementAtomicity.of(StatementKind.UPDATE, 2, false, 0, false) // autocommit off
         }) {
             assertThat(atomicity).isEqualTo(StatementAtomicity.SAVEPOINT);
-            assertThat(atomicity.begin(List.of("START TRANSACTION READ WRITE", "SAVEPOINT a")))
+            assertThat(atomicity.begin(List.of("START TRANSACTION READ WRITE", "SAVEPOINT a"), null, 10))
                     .containsExactly("START TRANSACTION READ WRITE", "SAVEPOINT a");
             assertThat(atomicity.before()).isEqualTo("SAVEPOINT shardgate_statement");
             assertThat(atomicity.after(false)).isNull();
@@ -46,15 +47,31 @@ class StatementAtomicityTest {
             value = StatementKind.class,
             names = {"SELECT", "DDL", "SESSION", "SHOW", "OTHER"})
     void readsAndStatementsMySqlDoesNotUndoAreLeftAlone(StatementKind kind) {
-        StatementAtomicity atomicity = StatementAtomicity.of(kind, 3, false, AUTOCOMMIT);
+        StatementAtomicity atomicity = StatementAtomicity.of(kind, 3, false, AUTOCOMMIT, false);
         assertThat(atomicity).isEqualTo(StatementAtomicity.NONE);
-        assertThat(atomicity.begin(null)).isNull();
+        assertThat(atomicity.begin(null, null, 10)).isNull();
         assertThat(atomicity.after(true)).isNull();
     }
 
     @Test
     void aWriteOnOneShardIsAtomicThereAlready() {
-        assertThat(StatementAtomicity.of(StatementKind.INSERT, 1, false, AUTOCOMMIT))
+        assertThat(StatementAtomicity.of(StatementKind.INSERT, 1, false, AUTOCOMMIT, false))
+                .isEqualTo(StatementAtomicity.NONE);
+    }
+
+    @Test
+    void anAutocommitWriteOnSeveralShardsOfATwoPhaseSchemaRunsInXaBranches() {
+        StatementAtomicity atomicity = StatementAtomicity.of(StatementKind.UPDATE, 2, false, AUTOCOMMIT, true);
+        assertThat(atomicity).isEqualTo(StatementAtomicity.XA);
+        assertThat(atomicity.begin(null, new io.shardgate.router.twophase.Xid(1, 2, 3), 20))
+                .containsExactly("XA START 'sg.1.2.3','20',1397174851");
+        assertThat(atomicity.before()).isNull();
+        assertThat(atomicity.after(false)).isNull(); // XaCommit ends it
+        // inside a transaction (an XA one in a two_phase schema) a savepoint still undoes the statement
+        assertThat(StatementAtomicity.of(StatementKind.UPDATE, 2, true, AUTOCOMMIT, true))
+                .isEqualTo(StatementAtomicity.SAVEPOINT);
+        // on one shard the server keeps it atomic: no XA, no extra round trip
+        assertThat(StatementAtomicity.of(StatementKind.UPDATE, 1, false, AUTOCOMMIT, true))
                 .isEqualTo(StatementAtomicity.NONE);
     }
 }

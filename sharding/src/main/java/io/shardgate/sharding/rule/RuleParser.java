@@ -22,7 +22,8 @@ import java.util.stream.Stream;
  * first one. Not thread-safe; one instance per parse.
  */
 final class RuleParser {
-    private static final Set<String> SCHEMA_KEYS = Set.of("name", "default_hostgroup", "tables", "binding_groups");
+    private static final Set<String> SCHEMA_KEYS =
+            Set.of("name", "default_hostgroup", "tables", "binding_groups", "transaction_mode");
     private static final Map<String, Set<String>> TABLE_KEYS = Map.of(
             "table", Set.of("name", "strategy", "hostgroup"),
             "hash",
@@ -151,10 +152,11 @@ final class RuleParser {
         tables.values().removeIf(r -> r == null);
         List<List<String>> groups =
                 bindingGroups(node.path("binding_groups"), tables, tableNames, path + ".binding_groups");
-        if (name == null || defaultHostgroup == null) {
+        TransactionMode mode = transactionMode(node, path);
+        if (name == null || defaultHostgroup == null || mode == null) {
             return null;
         }
-        return new SchemaRule(name, defaultHostgroup, tables, groups);
+        return new SchemaRule(name, defaultHostgroup, tables, groups, mode);
     }
 
     private ShardingStrategy strategy(JsonNode t, String path) {
@@ -456,6 +458,20 @@ final class RuleParser {
                 multiplex,
                 error,
                 apply == null || apply);
+    }
+
+    /** {@code transaction_mode}: best_effort when absent; null (a problem noted) when not a known mode. */
+    private TransactionMode transactionMode(JsonNode node, String path) {
+        String text = text(node, "transaction_mode", path, false);
+        if (text == null) {
+            return node.hasNonNull("transaction_mode") ? null : TransactionMode.BEST_EFFORT;
+        }
+        TransactionMode mode = TransactionMode.named(text);
+        if (mode == null) {
+            problems.add(
+                    path + ".transaction_mode: '" + text + "' is not a transaction mode (best_effort or two_phase)");
+        }
+        return mode;
     }
 
     private String text(JsonNode node, String key, String path, boolean required) {

@@ -45,7 +45,9 @@ public record RuleSnapshot(
             return null;
         }
         SchemaRule listed = schemas.get(name);
-        return listed != null ? listed : new SchemaRule(name, defaultHostgroup(), Map.of(), List.of());
+        return listed != null
+                ? listed
+                : new SchemaRule(name, defaultHostgroup(), Map.of(), List.of(), TransactionMode.BEST_EFFORT);
     }
 
     /** True when {@code name} is listed under {@code schemas}. */

@@ -8,13 +8,19 @@ import java.util.Map;
  * A logical schema as clients see it: listed tables with their strategies, a default hostgroup for
  * every table not listed, and binding groups of tables sharded alike whose joins push down.
  * Table names are matched case-insensitively (two rules differing only in case are rejected).
+ * {@code transactionMode} says how its writes on several shards commit.
  */
 public record SchemaRule(
-        String name, int defaultHostgroup, Map<String, TableRule> tables, List<List<String>> bindingGroups) {
+        String name,
+        int defaultHostgroup,
+        Map<String, TableRule> tables,
+        List<List<String>> bindingGroups,
+        TransactionMode transactionMode) {
 
     public SchemaRule {
         tables = Map.copyOf(tables);
         bindingGroups = bindingGroups.stream().map(List::copyOf).toList();
+        java.util.Objects.requireNonNull(transactionMode, "transactionMode");
     }
 
     /** The listed rule for {@code table}, or {@code null}. */

@@ -108,7 +108,7 @@ class RuleSnapshotTest {
                         e -> assertThat(e.problems())
                                 .containsExactly(
                                         "schemas.shop.colour: unknown key (known: [binding_groups, default_hostgroup, name,"
-                                                + " tables])",
+                                                + " tables, transaction_mode])",
                                         "schemas.shop.default_hostgroup: unknown hostgroup 99 (known: [10, 20])",
                                         "schemas.shop.tables.a.hostgroups.20: bucket 3 is already mapped to hostgroup 10",
                                         "schemas.shop.tables.a.hostgroups: buckets 6-7 are not mapped to any hostgroup",
@@ -131,6 +131,30 @@ class RuleSnapshotTest {
                                         "query_rules[1].role: must be reader or writer, not 'boss'",
                                         "query_rules[2]: has no action (destination_hostgroup, role, cache_ttl_ms,"
                                                 + " multiplex or error)"));
+    }
+
+    @Test
+    void transactionModeIsBestEffortUnlessTwoPhaseIsNamed() throws InvalidRulesException {
+        RuleSnapshot s = Rules.snapshot(
+                Rules.yaml("hostgroups: [1, 2]\nschemas: [{name: a, default_hostgroup: 1},"
+                        + " {name: b, default_hostgroup: 1, transaction_mode: two_phase},"
+                        + " {name: c, default_hostgroup: 2, transaction_mode: BEST_EFFORT}]"),
+                1);
+        assertThat(s.schema("a").transactionMode()).isEqualTo(TransactionMode.BEST_EFFORT);
+        assertThat(s.schema("b").transactionMode()).isEqualTo(TransactionMode.TWO_PHASE);
+        assertThat(s.schema("c").transactionMode()).isEqualTo(TransactionMode.BEST_EFFORT);
+        assertThat(s.schema("unlisted").transactionMode()).isEqualTo(TransactionMode.BEST_EFFORT);
+        assertThatThrownBy(() -> Rules.snapshot(
+                        Rules.yaml("hostgroups: [1]\nschemas: [{name: a, default_hostgroup: 1, transaction_mode: xa},"
+                                + " {name: b, default_hostgroup: 1, transaction_mode: 2}]"),
+                        1))
+                .isInstanceOfSatisfying(
+                        InvalidRulesException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly(
+                                        "schemas.a.transaction_mode: 'xa' is not a transaction mode (best_effort or"
+                                                + " two_phase)",
+                                        "schemas.b.transaction_mode: must be a non-empty string"));
     }
 
     @Test

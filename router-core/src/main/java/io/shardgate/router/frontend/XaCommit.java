@@ -1,0 +1,277 @@
+package io.shardgate.router.frontend;
+
+import io.netty.channel.EventLoop;
+import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.session.PinReason;
+import io.shardgate.router.twophase.Outcome;
+import io.shardgate.router.twophase.TransactionLog;
+import io.shardgate.router.twophase.TwoPhase;
+import io.shardgate.router.twophase.Xid;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ends a two_phase transaction's XA branches, one per lease (see docs/transactions.md):
+ * <ul>
+ *   <li>commit on one shard: {@code XA END}, {@code XA COMMIT ... ONE PHASE};
+ *   <li>commit on several: {@code XA END} and {@code XA PREPARE} on each, the commit decision
+ *       logged in ZooKeeper ({@link TransactionLog}), then {@code XA COMMIT} on each and the decision
+ *       deleted. A failed PREPARE (or decision) rolls every branch back and the client hears
+ *       ER_XA_RBROLLBACK naming the shards and the xid. Once the decision is logged the transaction
+ *       is committed: a shard that fails its XA COMMIT keeps its branch prepared and the resolver
+ *       commits it ({@link io.shardgate.router.twophase.Resolver});
+ *   <li>rollback: {@code XA END}, {@code XA ROLLBACK} on each.
+ * </ul>
+ * Runs on the session's event loop; the decision log answers on Curator's thread and the steps
+ * after it hop back. {@code then} hears null (committed / rolled back) or the client's error.
+ */
+final class XaCommit {
+    private static final Logger log = LoggerFactory.getLogger(XaCommit.class);
+    /**
+     * Pins a connection running a branch: MariaDB clears SERVER_STATUS_IN_TRANS when a deadlock
+     * makes the branch rollback-only, and such a connection must not go back to the pool.
+     */
+    static final Set<PinReason> BRANCH = EnumSet.of(PinReason.XA_BRANCH);
+
+    private final EventLoop loop;
+    private final TwoPhase twoPhase;
+    private final Xid xid;
+    private final List<BackendLease> leases;
+    private final Consumer<ErrPacket> then;
+    /** Hostgroup to the error its step got, in hostgroup order. */
+    private final Map<Integer, ErrPacket> failures = new TreeMap<>();
+
+    private int pending;
+    /** PREPARE was sent somewhere: a branch may be prepared whatever became of the connection. */
+    private boolean prepareSent;
+    /** The commit decision was asked of the log: from then on only the resolver may roll back. */
+    private boolean deciding;
+    /** The client's command was given up (the session closed): nothing more is sent. */
+    private boolean abandoned;
+
+    XaCommit(EventLoop loop, TwoPhase twoPhase, Xid xid, List<BackendLease> leases, Consumer<ErrPacket> then) {
+        this.loop = loop;
+        this.twoPhase = twoPhase;
+        this.xid = xid;
+        this.leases = List.copyOf(leases);
+        this.then = then;
+    }
+
+    /** COMMIT: one phase on one shard, two phases on several. */
+    void commit() {
+        if (leases.size() == 1) {
+            onePhase(leases.get(0));
+        } else {
+            prepareAll();
+        }
+    }
+
+    /** ROLLBACK (the client's, or a failed statement's): every branch rolled back; always succeeds. */
+    void rollback() {
+        rollbackAll(null);
+    }
+
+    /**
+     * The session closed mid-way (its connections close with it): branches not prepared roll back
+     * with their connections; prepared ones stay for the resolver, which must not wait for this
+     * live router, so a rollback is logged unless the commit decision was already asked for.
+     */
+    void abandon() {
+        abandoned = true;
+        if (prepareSent && !deciding) {
+            twoPhase.log().logDecision(xid, Outcome.ROLLBACK, hostgroups(), logged -> {});
+        }
+    }
+
+    private String branch(BackendLease lease) {
+        return xid.sql(lease.hostgroup().id());
+    }
+
+    private void onePhase(BackendLease lease) {
+        run(lease, List.of("XA END " + branch(lease), "XA COMMIT " + branch(lease) + " ONE PHASE"), failure -> {
+            if (failure == null) {
+                done(lease);
+                then.accept(null);
+                return;
+            }
+            failures.put(lease.hostgroup().id(), failure);
+            rollbackAll(null);
+        });
+    }
+
+    private void prepareAll() {
+        pending = leases.size();
+        prepareSent = true;
+        for (BackendLease lease : leases) {
+            run(lease, List.of("XA END " + branch(lease), "XA PREPARE " + branch(lease)), failure -> {
+                if (failure != null) {
+                    failures.put(lease.hostgroup().id(), failure);
+                }
+                if (--pending == 0) {
+                    prepared();
+                }
+            });
+        }
+    }
+
+    private void prepared() {
+        if (!failures.isEmpty()) {
+            rollbackAll(null);
+            return;
+        }
+        deciding = true;
+        twoPhase.log()
+                .logDecision(
+                        xid,
+                        Outcome.COMMIT,
+                        hostgroups(),
+                        logged -> loop.execute(() -> {
+                            if (abandoned) {
+                                return; // logged or not, the resolver finishes it (see abandon)
+                            }
+                            if (logged.failed() || logged.outcome() != Outcome.COMMIT) {
+                                rollbackAll(
+                                        logged.failed()
+                                                ? "the commit decision could not be logged in ZooKeeper ("
+                                                        + logged.failure() + ")"
+                                                : "a resolver rolled it back first");
+                            } else {
+                                commitAll();
+                            }
+                        }));
+    }
+
+    private void commitAll() {
+        pending = leases.size();
+        for (BackendLease lease : leases) {
+            run(lease, List.of("XA COMMIT " + branch(lease)), failure -> {
+                if (failure != null) {
+                    failures.put(lease.hostgroup().id(), failure);
+                    drop(lease); // the branch stays prepared: the resolver commits it
+                } else {
+                    done(lease);
+                }
+                if (--pending == 0) {
+                    committed();
+                }
+            });
+        }
+    }
+
+    private void committed() {
+        twoPhase.metrics().committed();
+        if (failures.isEmpty()) {
+            twoPhase.log().forget(xid);
+        } else {
+            // decided: the resolver commits what is left, the client's COMMIT stands
+            log.warn("transaction {} is committed, XA COMMIT failed on {}: the resolver finishes it", xid, failures);
+        }
+        then.accept(null);
+    }
+
+    /**
+     * Rolls every branch back; with a {@code reason} or failures so far the client hears the
+     * error, else (a client ROLLBACK) OK. A branch that may stay prepared (its connection failed
+     * after a PREPARE was sent) gets a logged rollback decision, so the resolver rolls it back
+     * although this router is alive.
+     */
+    private void rollbackAll(String reason) {
+        List<Integer> unconfirmed = new ArrayList<>();
+        pending = leases.size();
+        for (BackendLease lease : leases) {
+            run(
+                    lease,
+                    List.of("XA END " + branch(lease)),
+                    ignored -> run(lease, List.of("XA ROLLBACK " + branch(lease)), failure -> {
+                        if (failure != null && !XaCommit.rolledBackAlready(failure.code())) {
+                            unconfirmed.add(lease.hostgroup().id());
+                            drop(lease);
+                        } else {
+                            done(lease);
+                        }
+                        if (--pending == 0) {
+                            rolledBack(reason, unconfirmed);
+                        }
+                    }));
+        }
+    }
+
+    private void rolledBack(String reason, List<Integer> unconfirmed) {
+        twoPhase.metrics().rolledBack();
+        if (prepareSent && !unconfirmed.isEmpty()) {
+            twoPhase.log().logDecision(xid, Outcome.ROLLBACK, hostgroups(), logged -> {
+                if (logged.failed()) {
+                    log.warn(
+                            "transaction {}: rollback of {} unconfirmed and not logged: {}",
+                            xid,
+                            unconfirmed,
+                            logged.failure().toString());
+                }
+            });
+        }
+        if (reason == null && failures.isEmpty()) {
+            then.accept(null);
+            return;
+        }
+        List<String> causes = new ArrayList<>();
+        if (reason != null) {
+            causes.add(reason);
+        }
+        failures.forEach((hostgroup, err) ->
+                causes.add("hostgroup " + hostgroup + " failed with ERROR " + err.code() + ": " + err.message()));
+        String why = "Shardgate two-phase commit of transaction " + xid.gtrid() + " (hostgroups " + hostgroups()
+                + ") rolled back: " + String.join("; ", causes);
+        then.accept(Errors.of(ErrorCode.ER_XA_RBROLLBACK, why));
+    }
+
+    /**
+     * XA ROLLBACK errors that mean the branch is gone anyway: XAER_NOTA (1397, no such branch),
+     * XA_RBROLLBACK (1402), XA_RBTIMEOUT (1613), XA_RBDEADLOCK (1614).
+     */
+    static boolean rolledBackAlready(int code) {
+        return code == 1397 || code == 1402 || code == 1613 || code == 1614;
+    }
+
+    private List<Integer> hostgroups() {
+        List<Integer> out = new ArrayList<>(leases.size());
+        leases.forEach(l -> out.add(l.hostgroup().id()));
+        return out;
+    }
+
+    /** Runs {@code steps} on the lease's connection in turn; {@code after} hears the first error, or null. */
+    private static void run(BackendLease lease, List<String> steps, Consumer<ErrPacket> after) {
+        if (lease.current() == null) {
+            after.accept(Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "the connection to the shard was lost"));
+            return;
+        }
+        lease.runStatement(steps.get(0), failure -> {
+            if (failure != null || steps.size() == 1) {
+                after.accept(failure);
+            } else {
+                run(lease, steps.subList(1, steps.size()), after);
+            }
+        });
+    }
+
+    /** The branch's state on this connection is unknown: closed, never pooled (prepared branches outlive it). */
+    private static void drop(BackendLease lease) {
+        lease.unpin(PinReason.XA_BRANCH);
+        lease.discard();
+    }
+
+    /** The branch ended on this lease's connection: it may go back to the pool. */
+    private static void done(BackendLease lease) {
+        lease.unpin(PinReason.XA_BRANCH);
+        if (lease.current() != null) {
+            lease.afterResponse(lease.current().relay().statusFlags(), false);
+        }
+    }
+}
