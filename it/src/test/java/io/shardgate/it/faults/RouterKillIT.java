@@ -184,7 +184,7 @@ class RouterKillIT {
             try {
                 while (running.get()) {
                     if (c == null) {
-                        c = connect(cluster, port, driver);
+                        c = RouterClients.connect(cluster, port, driver, running, errors);
                         if (c == null) {
                             return; // stopped while the router was away
                         }
@@ -206,12 +206,12 @@ class RouterKillIT {
                         if (errors.size() < 20) {
                             errors.add("client " + client + " insert: " + e);
                         }
-                        if (alive(c)) {
+                        if (RouterClients.alive(c)) {
                             broken.add("client " + client + ": refused while the router was up: " + e);
                             return;
                         }
                         uncertain.add(id);
-                        closeQuietly(c);
+                        RouterClients.closeQuietly(c);
                         c = null;
                         reconnects[client].incrementAndGet();
                     }
@@ -219,45 +219,7 @@ class RouterKillIT {
             } catch (RuntimeException e) {
                 broken.add("client " + client + ": " + e);
             } finally {
-                closeQuietly(c);
-            }
-        }
-
-        /** A new router connection, retried while the router is away; null once stopped. */
-        private Connection connect(FaultCluster cluster, int port, Driver driver) {
-            while (running.get()) {
-                try {
-                    return cluster.proxied(port, driver, Map.of("connectTimeout", "2000"));
-                } catch (SQLException e) {
-                    if (errors.size() < 20) {
-                        errors.add("connect: " + e);
-                    }
-                    try {
-                        Thread.sleep(100);
-                    } catch (InterruptedException interrupted) {
-                        Thread.currentThread().interrupt();
-                        return null;
-                    }
-                }
-            }
-            return null;
-        }
-
-        private static boolean alive(Connection c) {
-            try {
-                return c.isValid(2);
-            } catch (SQLException e) {
-                return false;
-            }
-        }
-
-        private static void closeQuietly(Connection c) {
-            if (c != null) {
-                try {
-                    c.close();
-                } catch (SQLException e) {
-                    // the router is gone: nothing to close cleanly
-                }
+                RouterClients.closeQuietly(c);
             }
         }
 

@@ -234,7 +234,7 @@ class TwoPhaseRouterKillIT {
             try {
                 while (running.get()) {
                     if (c == null) {
-                        c = connect(cluster, port, driver);
+                        c = RouterClients.connect(cluster, port, driver, running, errors);
                         if (c == null) {
                             return;
                         }
@@ -264,7 +264,7 @@ class TwoPhaseRouterKillIT {
                         if (errors.size() < 20) {
                             errors.add("client " + client + ": " + e);
                         }
-                        if (alive(c)) {
+                        if (RouterClients.alive(c)) {
                             if (RETRYABLE.contains(e.getErrorCode())) {
                                 // not acknowledged, rolled back below: the next transfer goes on
                                 retried.incrementAndGet();
@@ -277,41 +277,14 @@ class TwoPhaseRouterKillIT {
                         if (committing) {
                             uncertain.add(key);
                         }
-                        closeQuietly(c);
+                        RouterClients.closeQuietly(c);
                         c = null;
                     }
                 }
             } catch (RuntimeException e) {
                 broken.add("client " + client + ": " + e);
             } finally {
-                closeQuietly(c);
-            }
-        }
-
-        private Connection connect(FaultCluster cluster, int port, Driver driver) {
-            while (running.get()) {
-                try {
-                    return cluster.proxied(port, driver, Map.of("connectTimeout", "2000"));
-                } catch (SQLException e) {
-                    if (errors.size() < 20) {
-                        errors.add("connect: " + e);
-                    }
-                    try {
-                        Thread.sleep(100);
-                    } catch (InterruptedException interrupted) {
-                        Thread.currentThread().interrupt();
-                        return null;
-                    }
-                }
-            }
-            return null;
-        }
-
-        private static boolean alive(Connection c) {
-            try {
-                return c.isValid(2);
-            } catch (SQLException e) {
-                return false;
+                RouterClients.closeQuietly(c);
             }
         }
 
@@ -320,16 +293,6 @@ class TwoPhaseRouterKillIT {
                 s.execute("ROLLBACK");
             } catch (SQLException e) {
                 // the transaction is over anyway
-            }
-        }
-
-        private static void closeQuietly(Connection c) {
-            if (c != null) {
-                try {
-                    c.close();
-                } catch (SQLException e) {
-                    // the router is gone
-                }
             }
         }
 
