@@ -7,10 +7,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.shardgate.protocol.type.Collations;
-import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
-import io.shardgate.router.backend.BackendLogin;
+import io.shardgate.router.backend.DirectStatement;
 import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
@@ -158,42 +156,32 @@ public final class SchemaTracker implements AutoCloseable {
         return out;
     }
 
+    /** The rows of {@code sql} on {@code hostgroup}'s writer; fails on an ERR, or an OK where rows belong. */
     private Future<List<List<String>>> query(Hostgroup hostgroup, String sql, EventLoop loop) {
-        Promise<List<List<String>>> result = loop.newPromise();
-        BackendLogin login = new BackendLogin(
-                hostgroup.config().user(),
-                hostgroup.backendPassword(),
-                null,
-                Collations.UTF8MB4_GENERAL_CI,
-                BackendConnector.BASE_CAPABILITIES,
-                0,
-                hostgroup.config().tlsSettings());
-        Future<BackendConnection> connect =
-                connector.connect(loop, hostgroup.writer().address(), login);
-        int timeout = hostgroup.config().monitor().timeoutMillis();
-        ScheduledFuture<?> deadline = loop.schedule(
-                () -> result.tryFailure(new IllegalStateException("no answer within " + timeout + " ms")),
-                timeout,
-                TimeUnit.MILLISECONDS);
-        connect.addListener(f -> {
-            if (!f.isSuccess()) {
-                result.tryFailure(f.cause());
-                return;
-            }
-            BackendConnection connection = connect.getNow();
-            if (result.isDone()) {
-                connection.close();
-                return;
-            }
-            connection.channel().pipeline().addLast("columns", new ColumnsQuery(sql, result));
-            result.addListener(r -> {
-                if (!r.isSuccess()) {
-                    connection.close();
-                }
-            });
-        });
-        result.addListener(r -> deadline.cancel(false));
-        return result;
+        Promise<List<List<String>>> rows = loop.newPromise();
+        DirectStatement.run(
+                        connector,
+                        loop,
+                        hostgroup.writer().address(),
+                        hostgroup.ownLogin(),
+                        sql,
+                        hostgroup.config().monitor().timeoutMillis())
+                .addListener(f -> {
+                    if (!f.isSuccess()) {
+                        rows.tryFailure(f.cause());
+                        return;
+                    }
+                    DirectStatement.Answer answer = (DirectStatement.Answer) f.getNow();
+                    if (answer.error() != null) {
+                        rows.tryFailure(new IllegalStateException("ERROR "
+                                + answer.error().code() + ": " + answer.error().message()));
+                    } else if (!answer.resultSet()) {
+                        rows.tryFailure(new IllegalStateException("the query returned no result set"));
+                    } else {
+                        rows.trySuccess(answer.rows());
+                    }
+                });
+        return rows;
     }
 
     @Override

@@ -4,7 +4,6 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
-import io.shardgate.protocol.type.Collations;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendKill;
@@ -112,14 +111,7 @@ final class KillCommand {
     }
 
     private static Target target(Hostgroup hostgroup, PooledConnection c) {
-        BackendLogin login = new BackendLogin(
-                hostgroup.config().user(),
-                hostgroup.backendPassword(),
-                null,
-                Collations.UTF8MB4_GENERAL_CI,
-                BackendConnector.BASE_CAPABILITIES,
-                0,
-                hostgroup.config().tlsSettings());
+        BackendLogin login = hostgroup.ownLogin();
         return new Target(
                 c.partition().pool().connector(),
                 c.partition().pool().address(),

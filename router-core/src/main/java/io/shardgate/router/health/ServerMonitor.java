@@ -5,7 +5,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.shardgate.protocol.type.Collations;
 import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendLogin;
@@ -112,14 +111,7 @@ public final class ServerMonitor implements AutoCloseable {
 
     private Future<CheckResult> run(Hostgroup hostgroup, BackendServer server, EventLoop loop) {
         Promise<CheckResult> result = loop.newPromise();
-        BackendLogin login = new BackendLogin(
-                hostgroup.config().user(),
-                hostgroup.backendPassword(),
-                null,
-                Collations.UTF8MB4_GENERAL_CI,
-                BackendConnector.BASE_CAPABILITIES,
-                0,
-                hostgroup.config().tlsSettings());
+        BackendLogin login = hostgroup.ownLogin();
         Future<BackendConnection> connect = connector.connect(loop, server.address(), login);
         int timeout = hostgroup.config().monitor().timeoutMillis();
         ScheduledFuture<?> deadline = loop.schedule(

@@ -1,6 +1,8 @@
 package io.shardgate.router.routing;
 
+import io.shardgate.protocol.type.Collations;
 import io.shardgate.router.backend.BackendConnector;
+import io.shardgate.router.backend.BackendLogin;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.ReaderConfig;
 import io.shardgate.router.pool.PoolStats;
@@ -59,6 +61,21 @@ public final class Hostgroup implements AutoCloseable {
     /** The backend password this router logs in with (password_file or ${NAME} resolved). */
     public String backendPassword() {
         return resolved.password();
+    }
+
+    /**
+     * The login of the router's own connections outside the pool (monitor checks, KILL, schema
+     * tracking, the two-phase resolver): the backend user, utf8mb4, no schema, the base capabilities.
+     */
+    public BackendLogin ownLogin() {
+        return new BackendLogin(
+                config.user(),
+                backendPassword(),
+                null,
+                Collations.UTF8MB4_GENERAL_CI,
+                BackendConnector.BASE_CAPABILITIES,
+                0,
+                config.tlsSettings());
     }
 
     /**

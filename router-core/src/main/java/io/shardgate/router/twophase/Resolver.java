@@ -1,14 +1,9 @@
 package io.shardgate.router.twophase;
 
-import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.Promise;
 import io.shardgate.admin.http.TransactionControl;
-import io.shardgate.protocol.type.Collations;
-import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
-import io.shardgate.router.backend.BackendLogin;
+import io.shardgate.router.backend.DirectStatement;
 import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.routing.Hostgroups;
 import java.util.ArrayList;
@@ -192,7 +187,7 @@ public final class Resolver implements AutoCloseable {
         Map<String, Found> found = new LinkedHashMap<>();
         boolean everyShardAnswered = true;
         for (Hostgroup hostgroup : hostgroups.all()) {
-            ShardStatement.Answer answer;
+            DirectStatement.Answer answer;
             try {
                 answer = run(hostgroup, "XA RECOVER");
             } catch (Exception e) {
@@ -282,7 +277,7 @@ public final class Resolver implements AutoCloseable {
     private String finish(Found f, Outcome outcome) {
         String verb = outcome == Outcome.COMMIT ? "XA COMMIT " : "XA ROLLBACK ";
         try {
-            ShardStatement.Answer answer = run(f.on(), verb + f.branch().sql());
+            DirectStatement.Answer answer = run(f.on(), verb + f.branch().sql());
             if (answer.error() == null
                     || answer.error().code() == XAER_NOTA
                     || answer.error().code() == XA_RBROLLBACK) {
@@ -367,38 +362,10 @@ public final class Resolver implements AutoCloseable {
     /** A branch and the hostgroup whose server listed it (where it is resolved). */
     private record Found(Xid.Branch branch, Hostgroup on) {}
 
-    private ShardStatement.Answer run(Hostgroup hostgroup, String sql) throws Exception {
-        EventLoop loop = loops.next();
-        Promise<ShardStatement.Answer> result = loop.newPromise();
-        BackendLogin login = new BackendLogin(
-                hostgroup.config().user(),
-                hostgroup.backendPassword(),
-                null,
-                Collations.UTF8MB4_GENERAL_CI,
-                BackendConnector.BASE_CAPABILITIES,
-                0,
-                hostgroup.config().tlsSettings());
-        Future<BackendConnection> connect =
-                connector.connect(loop, hostgroup.writer().address(), login);
-        connect.addListener(f -> {
-            if (!f.isSuccess()) {
-                result.tryFailure(f.cause());
-                return;
-            }
-            BackendConnection connection = connect.getNow();
-            connection.channel().pipeline().addLast("xa", new ShardStatement(sql, result));
-            result.addListener(r -> {
-                if (!r.isSuccess()) {
-                    connection.close();
-                }
-            });
-        });
-        try {
-            return result.get(10, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            result.tryFailure(e);
-            throw e;
-        }
+    private DirectStatement.Answer run(Hostgroup hostgroup, String sql) throws Exception {
+        return DirectStatement.run(
+                        connector, loops.next(), hostgroup.writer().address(), hostgroup.ownLogin(), sql, 10_000)
+                .get();
     }
 
     @Override

@@ -1,29 +1,37 @@
-package io.shardgate.router.twophase;
+package io.shardgate.router.backend;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.shardgate.protocol.codec.LengthEncoded;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
+import io.shardgate.router.config.BackendAddress;
 import io.shardgate.router.net.PacketWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
- * One statement of the resolver (XA RECOVER, XA COMMIT, XA ROLLBACK) on a freshly logged-in
- * shard connection: the rows as strings, or none for an OK, or the server's ERR; then COM_QUIT.
- * The connection is opened without CLIENT_DEPRECATE_EOF, so column definitions and rows each end
- * with an EOF packet. Sits behind the login's frame decoder ({@link Packet}s released by {@link
- * SimpleChannelInboundHandler}).
+ * One text statement of the router's own on a connection of its own, outside the pool and any
+ * client session (schema tracking's SELECT on information_schema, the two-phase resolver's XA
+ * RECOVER / XA COMMIT / XA ROLLBACK): log in, send it, collect the rows as strings (NULL as null),
+ * then COM_QUIT so the server counts a clean disconnect.
+ *
+ * <p>Sits behind the login's frame decoder and reads whole {@link Packet}s (released by {@link
+ * SimpleChannelInboundHandler}). The connection is opened without CLIENT_DEPRECATE_EOF: the column
+ * definitions and the rows each end with an EOF packet.
  */
-final class ShardStatement extends SimpleChannelInboundHandler<Packet> {
-    /** The answer: {@code rows} (empty for an OK) or {@code error}. */
-    record Answer(List<List<String>> rows, ErrPacket error) {}
+public final class DirectStatement extends SimpleChannelInboundHandler<Packet> {
+    /** The answer: a result set's rows ({@code resultSet}), an OK (no rows), or the server's {@code error}. */
+    public record Answer(boolean resultSet, List<List<String>> rows, ErrPacket error) {}
 
     private final String sql;
     private final Promise<Answer> result;
@@ -33,9 +41,48 @@ final class ShardStatement extends SimpleChannelInboundHandler<Packet> {
     private boolean inRows;
     private final List<List<String>> rows = new ArrayList<>();
 
-    ShardStatement(String sql, Promise<Answer> result) {
+    private DirectStatement(String sql, Promise<Answer> result) {
         this.sql = sql;
         this.result = result;
+    }
+
+    /**
+     * Runs {@code sql} on a new connection to {@code address} logged in with {@code login}; the
+     * future fails when the connection cannot be made, closes, or gives no answer within {@code
+     * timeoutMillis}.
+     */
+    public static Future<Answer> run(
+            BackendConnector connector,
+            EventLoop loop,
+            BackendAddress address,
+            BackendLogin login,
+            String sql,
+            long timeoutMillis) {
+        Promise<Answer> result = loop.newPromise();
+        ScheduledFuture<?> deadline = loop.schedule(
+                () -> result.tryFailure(new IllegalStateException("no answer within " + timeoutMillis + " ms")),
+                timeoutMillis,
+                TimeUnit.MILLISECONDS);
+        Future<BackendConnection> connect = connector.connect(loop, address, login);
+        connect.addListener(f -> {
+            if (!f.isSuccess()) {
+                result.tryFailure(f.cause());
+                return;
+            }
+            BackendConnection connection = connect.getNow();
+            if (result.isDone()) {
+                connection.close();
+                return;
+            }
+            connection.channel().pipeline().addLast("statement", new DirectStatement(sql, result));
+            result.addListener(r -> {
+                if (!r.isSuccess()) {
+                    connection.close();
+                }
+            });
+        });
+        result.addListener(r -> deadline.cancel(false));
+        return result;
     }
 
     @Override
@@ -52,10 +99,10 @@ final class ShardStatement extends SimpleChannelInboundHandler<Packet> {
         ByteBuf in = packet.payload();
         int header = in.getUnsignedByte(in.readerIndex());
         if (header == ErrPacket.HEADER) {
-            finish(ctx, new Answer(List.of(), ErrPacket.read(in)));
+            finish(ctx, new Answer(false, List.of(), ErrPacket.read(in)));
         } else if (columnsLeft < 0) {
             if (header == 0x00) {
-                finish(ctx, new Answer(List.of(), null));
+                finish(ctx, new Answer(false, List.of(), null));
             } else {
                 columnsLeft = (int) LengthEncoded.readInt(in);
             }
@@ -63,7 +110,7 @@ final class ShardStatement extends SimpleChannelInboundHandler<Packet> {
             columnsLeft--;
         } else if (header == 0xFE && in.readableBytes() < 9) {
             if (inRows) {
-                finish(ctx, new Answer(rows, null));
+                finish(ctx, new Answer(true, rows, null));
             } else {
                 inRows = true; // the EOF after the column definitions
             }
