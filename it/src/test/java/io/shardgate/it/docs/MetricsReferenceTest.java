@@ -44,7 +44,8 @@ import org.junit.jupiter.api.Test;
  * registering into live registries.
  */
 class MetricsReferenceTest {
-    private static final List<String> MODULES = List.of("protocol", "sharding", "cache", "admin", "router-core");
+    private static final List<String> MODULES =
+            List.of("protocol", "sharding", "merge", "cache", "admin", "router-core");
     private static final Pattern BUILDER = Pattern.compile(
             "\\b(Counter|Gauge|Timer|FunctionCounter|FunctionTimer|DistributionSummary|LongTaskTimer|TimeGauge)"
                     + "\\.builder\\(\\s*(\"([^\"]+)\")?");

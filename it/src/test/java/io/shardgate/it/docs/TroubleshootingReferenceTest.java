@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * than going unnoticed.
  */
 class TroubleshootingReferenceTest {
-    private static final List<String> MODULES = List.of("protocol", "sharding", "cache", "admin", "router-core");
+    private static final List<String> MODULES =
+            List.of("protocol", "sharding", "merge", "cache", "admin", "router-core");
     private static final Pattern ERROR_CODE_REF = Pattern.compile("ErrorCode\\.([A-Z_]+)");
     private static final Pattern NEW_ERR_PACKET =
             Pattern.compile("new ErrPacket\\(\\s*([^,\\s]+)\\s*,\\s*\"([0-9A-Z]{5})\"");
