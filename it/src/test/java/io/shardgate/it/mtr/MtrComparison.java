@@ -14,21 +14,30 @@ import java.util.Map;
  * @param known listed router differences that still fail through the router (reported, not failing)
  * @param fixed listed router differences that pass through the router in this run (one that passes
  *     with multiplexing on and off must leave the list)
+ * @param passedIntermittent listed intermittent differences that passed in this run (reported only)
  * @param failedDirectly tests of the run that did not pass directly (reported: the list is stale or
  *     the server differs from the one the list was made with)
  */
 public record MtrComparison(
-        List<String> regressions, List<String> known, List<String> fixed, List<String> failedDirectly) {
+        List<String> regressions,
+        List<String> known,
+        List<String> fixed,
+        List<String> passedIntermittent,
+        List<String> failedDirectly) {
 
     /**
      * Compares {@code routed} with {@code direct} for {@code tests}; {@code differences} names the
-     * known router differences (test to reason).
+     * known router differences.
      */
     public static MtrComparison of(
-            List<String> tests, MtrResults direct, MtrResults routed, Map<String, String> differences) {
+            List<String> tests,
+            MtrResults direct,
+            MtrResults routed,
+            Map<String, MtrTestList.KnownDifference> differences) {
         List<String> regressions = new ArrayList<>();
         List<String> known = new ArrayList<>();
         List<String> fixed = new ArrayList<>();
+        List<String> passedIntermittent = new ArrayList<>();
         List<String> failedDirectly = new ArrayList<>();
         for (String test : tests) {
             if (direct.outcome(test) != Outcome.PASS) {
@@ -36,13 +45,18 @@ public record MtrComparison(
                 continue;
             }
             boolean passes = routed.outcome(test) == Outcome.PASS;
-            if (differences.containsKey(test)) {
-                (passes ? fixed : known).add(test);
+            MtrTestList.KnownDifference difference = differences.get(test);
+            if (difference != null) {
+                (!passes ? known : difference.intermittent() ? passedIntermittent : fixed).add(test);
             } else if (!passes) {
                 regressions.add(test + " (" + routed.outcome(test) + ")");
             }
         }
         return new MtrComparison(
-                List.copyOf(regressions), List.copyOf(known), List.copyOf(fixed), List.copyOf(failedDirectly));
+                List.copyOf(regressions),
+                List.copyOf(known),
+                List.copyOf(fixed),
+                List.copyOf(passedIntermittent),
+                List.copyOf(failedDirectly));
     }
 }

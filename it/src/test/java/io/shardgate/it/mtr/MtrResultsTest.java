@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardgate.it.mtr.MtrResults.Outcome;
+import io.shardgate.it.mtr.MtrTestList.KnownDifference;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class MtrResultsTest {
+    private static final KnownDifference WHY = new KnownDifference("why", false);
     /** Lines as mariadb-test-run 10.11 printed them in a run of this IT. */
     private static final String OUTPUT = String.join(
             "\n",
@@ -63,12 +65,41 @@ class MtrResultsTest {
         assertThat(none.failedDirectly()).containsExactly("main.select (FAIL)", "main.lock_sync (SKIPPED)");
 
         MtrComparison listed =
-                MtrComparison.of(tests, direct, routed, Map.of("main.alias", "why", "main.type_bit 'innodb'", "why"));
+                MtrComparison.of(tests, direct, routed, Map.of("main.alias", WHY, "main.type_bit 'innodb'", WHY));
         assertThat(listed.regressions()).isEmpty();
         assertThat(listed.known()).containsExactly("main.alias");
         assertThat(listed.fixed())
                 .as("a listed difference that passes must leave the list")
                 .containsExactly("main.type_bit 'innodb'");
+    }
+
+    @Test
+    void anIntermittentDifferenceIsNeitherARegressionNorFixed() {
+        MtrResults direct = MtrResults.parse("main.alias   [ pass ]\nmain.bool   [ pass ]\n");
+        MtrResults routed = MtrResults.parse("main.alias   [ fail ]\nmain.bool   [ pass ]\n");
+        KnownDifference intermittent = new KnownDifference("pool state", true);
+
+        MtrComparison comparison = MtrComparison.of(
+                List.of("main.alias", "main.bool"),
+                direct,
+                routed,
+                Map.of("main.alias", intermittent, "main.bool", intermittent));
+
+        assertThat(comparison.regressions()).isEmpty();
+        assertThat(comparison.known()).containsExactly("main.alias");
+        assertThat(comparison.fixed()).isEmpty();
+        assertThat(comparison.passedIntermittent()).containsExactly("main.bool");
+    }
+
+    @Test
+    void differencesReadTheIntermittentMark() {
+        Map<String, KnownDifference> differences = MtrTestList.differences(
+                MtrTestList.parse("lock intermittent waits for the session count\nflush waits for a state\n"));
+        assertThat(differences)
+                .containsEntry("main.lock", new KnownDifference("waits for the session count", true))
+                .containsEntry("main.flush", new KnownDifference("waits for a state", false));
+        assertThatThrownBy(() -> MtrTestList.differences(MtrTestList.parse("lock intermittent\n")))
+                .hasMessageContaining("needs a reason");
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,9 @@ import java.util.Map;
 /**
  * The checked-in lists of mtr tests ({@code it/src/test/resources/mtr/}): the subset that passes
  * directly on MariaDB ({@code main-subset.txt}: one test a line, {@code ci} after the name marks the
- * ones CI runs) and the known router differences ({@code router-differences.txt}: test, then why).
+ * ones CI runs) and the known router differences ({@code router-differences.txt}: test, then why;
+ * {@code intermittent} before the why marks a test that passes or fails by the router's state when it
+ * runs, such as which event loops' pools hold a connection).
  * {@code #} starts a comment.
  */
 public final class MtrTestList {
@@ -41,17 +44,29 @@ public final class MtrTestList {
     }
 
     /** The known router differences: {@code main.name} to the reason. */
-    public static Map<String, String> differences() {
-        Map<String, String> differences = new LinkedHashMap<>();
-        for (String[] fields : read(DIFFERENCES)) {
-            if (fields.length < 2) {
+    public static Map<String, KnownDifference> differences() {
+        return differences(read(DIFFERENCES));
+    }
+
+    static Map<String, KnownDifference> differences(List<String[]> lines) {
+        Map<String, KnownDifference> differences = new LinkedHashMap<>();
+        for (String[] fields : lines) {
+            boolean intermittent = fields.length > 1 && fields[1].equals("intermittent");
+            int why = intermittent ? 2 : 1;
+            if (fields.length <= why) {
                 throw new IllegalArgumentException(DIFFERENCES + ": '" + fields[0] + "' needs a reason");
             }
-            String[] reason = java.util.Arrays.copyOfRange(fields, 1, fields.length);
-            differences.put("main." + fields[0], String.join(" ", reason));
+            String reason = String.join(" ", Arrays.copyOfRange(fields, why, fields.length));
+            differences.put("main." + fields[0], new KnownDifference(reason, intermittent));
         }
         return differences;
     }
+
+    /**
+     * Why a test fails through the router; an {@code intermittent} one may also pass (it is neither a
+     * regression when it fails nor fixed when it passes).
+     */
+    public record KnownDifference(String reason, boolean intermittent) {}
 
     /** The non-comment lines of a resource, split on whitespace. */
     static List<String[]> read(String resource) {
