@@ -24,8 +24,13 @@ public record TableShape(String schema, String table, List<Column> columns, List
      * @param dataType {@code DATA_TYPE}, lower case ({@code bigint}, {@code varchar}...)
      * @param columnType {@code COLUMN_TYPE} ({@code bigint(20) unsigned})
      * @param characterSet the column's character set, or null for a non-string column
+     * @param generated a VIRTUAL or STORED generated column: the server computes it, nobody writes it
      */
-    public record Column(String name, String dataType, String columnType, String characterSet) {
+    public record Column(String name, String dataType, String columnType, String characterSet, boolean generated) {
+        public Column(String name, String dataType, String columnType, String characterSet) {
+            this(name, dataType, columnType, characterSet, false);
+        }
+
         public boolean unsigned() {
             return columnType.toLowerCase(Locale.ROOT).contains("unsigned");
         }
@@ -47,7 +52,7 @@ public record TableShape(String schema, String table, List<Column> columns, List
     public static TableShape load(Connection connection, String schema, String table) throws SQLException {
         List<Column> columns = new ArrayList<>();
         try (PreparedStatement s = connection.prepareStatement(
-                "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, CHARACTER_SET_NAME FROM information_schema.COLUMNS"
+                "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, CHARACTER_SET_NAME, EXTRA FROM information_schema.COLUMNS"
                         + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION")) {
             s.setString(1, schema);
             s.setString(2, table);

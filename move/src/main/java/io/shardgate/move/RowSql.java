@@ -1,0 +1,110 @@
+package io.shardgate.move;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/** The statements the mover runs on a table, as text with {@code ?} parameters. Pure. */
+public final class RowSql {
+    private RowSql() {}
+
+    /**
+     * The next {@code limit} rows in primary key order after the key bound by {@link #afterParameters}
+     * ({@code after == false}: from the first row). The comparison is spelled out column by column
+     * ({@code a > ? OR (a = ? AND b > ?)}), which MariaDB and MySQL both turn into an index range.
+     */
+    public static String chunk(RowLayout layout, boolean after, int limit) {
+        TableShape shape = layout.shape();
+        StringBuilder sql = new StringBuilder("SELECT ")
+                .append(layout.selectList())
+                .append(" FROM ")
+                .append(shape.qualifiedName());
+        if (after) {
+            sql.append(" WHERE ").append(after(shape, 0));
+        }
+        sql.append(" ORDER BY ");
+        for (int i = 0; i < shape.primaryKey().size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append(pkName(shape, i));
+        }
+        return sql.append(" LIMIT ").append(limit).toString();
+    }
+
+    /** The parameters of {@link #chunk} with {@code after}: the last key read, as the comparison needs it. */
+    public static List<Object> afterParameters(Object[] lastKey) {
+        List<Object> parameters = new ArrayList<>();
+        for (int i = 0; i < lastKey.length; i++) {
+            if (i < lastKey.length - 1) {
+                parameters.add(lastKey[i]);
+            }
+            parameters.add(lastKey[i]);
+        }
+        // order: a > ? OR (a = ? AND (b > ? OR (b = ? AND c > ?))): each but the last column twice
+        return Collections.unmodifiableList(parameters);
+    }
+
+    private static String after(TableShape shape, int i) {
+        String column = pkName(shape, i);
+        if (i == shape.primaryKey().size() - 1) {
+            return column + " > ?";
+        }
+        return "(" + column + " > ? OR (" + column + " = ? AND " + after(shape, i + 1) + "))";
+    }
+
+    /** The rows whose primary keys are the {@code keys} bound by {@link #keyParameters}. */
+    public static String byKeys(RowLayout layout, int keys) {
+        return "SELECT " + layout.selectList() + " FROM " + layout.shape().qualifiedName() + " WHERE "
+                + keyMatch(layout.shape(), keys);
+    }
+
+    /** Deletes the rows whose primary keys are the {@code keys} bound by {@link #keyParameters}. */
+    public static String delete(TableShape shape, int keys) {
+        return "DELETE FROM " + shape.qualifiedName() + " WHERE " + keyMatch(shape, keys);
+    }
+
+    /** The parameters of {@link #byKeys} and {@link #delete}: each key's columns in order. */
+    public static List<Object> keyParameters(List<Object[]> keys) {
+        List<Object> parameters = new ArrayList<>();
+        for (Object[] key : keys) {
+            Collections.addAll(parameters, key);
+        }
+        return parameters;
+    }
+
+    /** Inserts {@code rows} rows of the layout's written columns. */
+    public static String insert(RowLayout layout, int rows) {
+        TableShape shape = layout.shape();
+        StringBuilder sql =
+                new StringBuilder("INSERT INTO ").append(shape.qualifiedName()).append(" (");
+        List<Integer> written = layout.writtenColumns();
+        for (int i = 0; i < written.size(); i++) {
+            sql.append(i == 0 ? "" : ", ")
+                    .append(TableShape.quote(shape.columns().get(written.get(i)).name()));
+        }
+        sql.append(") VALUES ");
+        String tuple = "(" + String.join(", ", Collections.nCopies(written.size(), "?")) + ")";
+        for (int r = 0; r < rows; r++) {
+            sql.append(r == 0 ? "" : ", ").append(tuple);
+        }
+        return sql.toString();
+    }
+
+    private static String keyMatch(TableShape shape, int keys) {
+        if (keys < 1) {
+            throw new IllegalArgumentException("no keys");
+        }
+        int width = shape.primaryKey().size();
+        if (width == 1) {
+            return pkName(shape, 0) + " IN (" + String.join(", ", Collections.nCopies(keys, "?")) + ")";
+        }
+        List<String> one = new ArrayList<>();
+        for (int i = 0; i < width; i++) {
+            one.add(pkName(shape, i) + " = ?");
+        }
+        String tuple = "(" + String.join(" AND ", one) + ")";
+        return String.join(" OR ", Collections.nCopies(keys, tuple));
+    }
+
+    private static String pkName(TableShape shape, int i) {
+        return TableShape.quote(shape.columns().get(shape.primaryKey().get(i)).name());
+    }
+}

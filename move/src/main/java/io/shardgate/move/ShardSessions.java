@@ -1,0 +1,45 @@
+package io.shardgate.move;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The session settings the mover's connections run with, so that what it reads from one shard
+ * writes the same values on another.
+ */
+public final class ShardSessions {
+    /**
+     * Strict, so a target table that differs from the source fails the write instead of truncating;
+     * NO_AUTO_VALUE_ON_ZERO, so a row whose AUTO_INCREMENT column holds 0 keeps it; ALLOW_INVALID_DATES
+     * and no NO_ZERO_DATE, so dates the source holds (it may run with a laxer mode) are written as
+     * they are.
+     */
+    static final String WRITE_SQL_MODE =
+            "STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,ALLOW_INVALID_DATES,NO_ENGINE_SUBSTITUTION";
+
+    private ShardSessions() {}
+
+    /**
+     * A reading session: results as stored bytes ({@code character_set_results = binary}) and
+     * TIMESTAMPs in UTC.
+     */
+    public static void forReading(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            s.execute("SET NAMES utf8mb4, character_set_results = binary, time_zone = '+00:00'");
+        }
+    }
+
+    /**
+     * A writing session: the reading settings plus {@link #WRITE_SQL_MODE}, foreign key checks off
+     * (rows of related tables arrive in any order; they were checked on the source), and explicit
+     * transactions.
+     */
+    public static void forWriting(Connection connection) throws SQLException {
+        forReading(connection);
+        try (Statement s = connection.createStatement()) {
+            s.execute("SET sql_mode = '" + WRITE_SQL_MODE + "', foreign_key_checks = 0");
+        }
+        connection.setAutoCommit(false);
+    }
+}
