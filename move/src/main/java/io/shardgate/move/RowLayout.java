@@ -12,10 +12,11 @@ import java.util.Set;
  * How the mover reads the rows of one table so that writing them elsewhere stores the same values,
  * and how it binds their primary key to find them again. Pure: the SQL text and the conversions.
  *
- * <p>Values travel as the text protocol's bytes with {@code character_set_results = binary}: strings
- * arrive as the stored bytes and are written back as {@code _binary} literals (no character set
- * conversion on the way), numbers and temporals as the server's exact text (with {@code time_zone =
- * '+00:00'} on both sides for TIMESTAMP). Two types are not exact as text and are read through an
+ * <p>Values travel as binary strings ({@code CAST(c AS BINARY)}; Connector/J refuses {@code
+ * character_set_results = binary}, which would do the same for the whole session): a string column's
+ * stored bytes, written back as a {@code _binary} literal with no character set conversion on the
+ * way; numbers and temporals as the server's exact text (with {@code time_zone = '+00:00'} on both
+ * sides for TIMESTAMP). Two types are not exact as text and are read through an
  * expression: FLOAT prints 6 digits ({@code CAST(c AS DOUBLE)} is exact and rounds back to the same
  * float), BIT arrives as raw bytes that a string would not write back ({@code CAST(c AS UNSIGNED)}).
  * Each row also carries its primary key in a form to bind (strings through {@code CONVERT(c USING
@@ -123,18 +124,23 @@ public final class RowLayout {
         return value;
     }
 
+    /** Every item is read as a binary string: Connector/J hands out any such value as its bytes. */
     static String readExpression(Column c) {
         String q = TableShape.quote(c.name());
         return switch (c.dataType()) {
-            case "float" -> "CAST(" + q + " AS DOUBLE)";
-            case "bit" -> "CAST(" + q + " AS UNSIGNED)";
-            default -> q;
+            case "float" -> binary("CAST(" + q + " AS DOUBLE)");
+            case "bit" -> binary("CAST(" + q + " AS UNSIGNED)");
+            default -> binary(q);
         };
     }
 
     static String bindExpression(Column c) {
         String q = TableShape.quote(c.name());
-        return STRINGS.contains(c.dataType()) ? "CONVERT(" + q + " USING utf8mb4)" : q;
+        return binary(STRINGS.contains(c.dataType()) ? "CONVERT(" + q + " USING utf8mb4)" : q);
+    }
+
+    private static String binary(String expression) {
+        return "CAST(" + expression + " AS BINARY)";
     }
 
     /** The text (or bytes) of a key item read by {@link #bindExpression} as a value to bind. */

@@ -20,13 +20,10 @@ public final class ShardSessions {
 
     private ShardSessions() {}
 
-    /**
-     * A reading session: results as stored bytes ({@code character_set_results = binary}) and
-     * TIMESTAMPs in UTC.
-     */
+    /** A reading session: utf8mb4 for keys bound as text and TIMESTAMPs in UTC. */
     public static void forReading(Connection connection) throws SQLException {
         try (Statement s = connection.createStatement()) {
-            s.execute("SET NAMES utf8mb4, character_set_results = binary, time_zone = '+00:00'");
+            s.execute("SET NAMES utf8mb4, time_zone = '+00:00'");
         }
     }
 

@@ -62,7 +62,8 @@ public record TableShape(String schema, String table, List<Column> columns, List
                             rs.getString(1),
                             rs.getString(2).toLowerCase(Locale.ROOT),
                             rs.getString(3),
-                            rs.getString(4)));
+                            rs.getString(4),
+                            rs.getString(5).toUpperCase(Locale.ROOT).contains("GENERATED")));
                 }
             }
         }

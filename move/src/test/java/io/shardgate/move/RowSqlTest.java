@@ -36,8 +36,9 @@ class RowSqlTest {
     @Test
     void readsEveryColumnExactlyThenTheKeysToBind() {
         assertThat(LAYOUT.selectList())
-                .isEqualTo("`customer_id`, `name`, CAST(`weight` AS DOUBLE), CAST(`flags` AS UNSIGNED), `total`,"
-                        + " `customer_id`, CONVERT(`name` USING utf8mb4), `customer_id`");
+                .isEqualTo("CAST(`customer_id` AS BINARY), CAST(`name` AS BINARY), CAST(CAST(`weight` AS DOUBLE) AS"
+                        + " BINARY), CAST(CAST(`flags` AS UNSIGNED) AS BINARY), CAST(`total` AS BINARY), CAST(`customer_id`"
+                        + " AS BINARY), CAST(CONVERT(`name` USING utf8mb4) AS BINARY), CAST(`customer_id` AS BINARY)");
         assertThat(LAYOUT.width()).isEqualTo(8);
         assertThat(LAYOUT.writtenColumns())
                 .as("the generated column is not written")
