@@ -310,7 +310,8 @@ public final class StatementTables {
     }
 
     /** The statement's first word upper-cased (after any opening parentheses), or null. */
-    static String firstWord(String text) {
+    /** The statement's first word, upper-cased (leading parentheses skipped), or null. */
+    public static String firstWord(String text) {
         int i = 0;
         int n = text.length();
         while (i < n && (text.charAt(i) == '(' || Character.isWhitespace(text.charAt(i)))) {
