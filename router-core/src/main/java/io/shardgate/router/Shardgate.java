@@ -42,6 +42,9 @@ import io.shardgate.router.frontend.UserDirectory;
 import io.shardgate.router.health.DefaultHostgroupReadiness;
 import io.shardgate.router.health.ServerMonitor;
 import io.shardgate.router.metrics.RouterMetrics;
+import io.shardgate.router.move.MoveHolds;
+import io.shardgate.router.move.MoveLog;
+import io.shardgate.router.move.MoveWatch;
 import io.shardgate.router.net.Transport;
 import io.shardgate.router.pool.PoolStats;
 import io.shardgate.router.routing.BackendServers;
@@ -95,6 +98,7 @@ public final class Shardgate implements AutoCloseable {
     private final RouterResultCache cache;
     private final Resolver resolver;
     private final TransactionLog twoPhaseLog;
+    private final MoveWatch moveWatch;
 
     /** How often the two-phase resolver looks for prepared branches (see docs/transactions.md). */
     static final long RESOLVER_PERIOD_MILLIS = 2_000;
@@ -120,8 +124,10 @@ public final class Shardgate implements AutoCloseable {
             SessionRegistry sessions,
             RouterResultCache cache,
             Resolver resolver,
-            TransactionLog twoPhaseLog) {
+            TransactionLog twoPhaseLog,
+            MoveWatch moveWatch) {
         this.resolver = resolver;
+        this.moveWatch = moveWatch;
         this.twoPhaseLog = twoPhaseLog;
         this.acceptor = acceptor;
         this.workers = workers;
@@ -256,6 +262,7 @@ public final class Shardgate implements AutoCloseable {
         EventLoopGroup workers = transport.newGroup(loops, "sg-io");
         Hostgroups hostgroups = null;
         Resolver resolver = null;
+        MoveWatch moveWatch = null;
         try {
             BackendConnector connector = new BackendConnector(
                     transport.clientChannel(), settings.connectTimeoutMillis(), settings.queryTimeoutMillis());
@@ -287,6 +294,7 @@ public final class Shardgate implements AutoCloseable {
                     new TransactionLog(control.curator(), config.zookeeper().root()),
                     new TwoPhaseMetrics(metrics.registry()));
             takeEpoch(twoPhase.log(), config.zookeeper().startupTimeoutMillis());
+            MoveHolds moves = new MoveHolds(MoveHolds.HOLD_TIMEOUT_MILLIS);
             FrontendServices services = new FrontendServices(
                     settings,
                     users,
@@ -306,7 +314,8 @@ public final class Shardgate implements AutoCloseable {
                             settings.maxLoginFailures(), Duration.ofMillis(settings.loginFailureWindowMillis())),
                     new UserConnections(),
                     schemaTracker,
-                    twoPhase);
+                    twoPhase,
+                    moves);
             resolver = new Resolver(
                     twoPhase.log(),
                     twoPhase.metrics(),
@@ -393,7 +402,14 @@ public final class Shardgate implements AutoCloseable {
             if (admin != null) {
                 ports.put("admin", admin.port());
             }
-            control.register(routerId(settings.bind(), mysqlPort), settings.bind(), ports);
+            String id = routerId(settings.bind(), mysqlPort);
+            control.register(id, settings.bind(), ports);
+            moveWatch = new MoveWatch(
+                    new MoveLog(control.curator(), config.zookeeper().root()),
+                    moves,
+                    id,
+                    sessions::afterStatementsInFlight);
+            moveWatch.start();
             ServerMonitor monitor = ServerMonitor.start(hostgroups, connector, workers);
             return new Shardgate(
                     acceptor,
@@ -412,8 +428,12 @@ public final class Shardgate implements AutoCloseable {
                     sessions,
                     cache,
                     resolver,
-                    twoPhase.log());
+                    twoPhase.log(),
+                    moveWatch);
         } catch (RuntimeException e) {
+            if (moveWatch != null) {
+                moveWatch.close();
+            }
             if (resolver != null) {
                 resolver.close();
             }
@@ -475,7 +495,8 @@ public final class Shardgate implements AutoCloseable {
                 services.loginFailures(), // one address guessing passwords on either port is one attacker
                 new UserConnections(),
                 services.schemaTracker(),
-                services.twoPhase());
+                services.twoPhase(),
+                services.moves());
     }
 
     /** Unique among live routers: the host name (or bind address) and the MySQL port. */
@@ -547,6 +568,11 @@ public final class Shardgate implements AutoCloseable {
     }
 
     /** The port MySQL clients connect to (useful when the config asked for port 0). */
+    /** The moves this router follows and the statements waiting for a cutover. */
+    public MoveHolds moveHolds() {
+        return moveWatch.holds();
+    }
+
     public int mysqlPort() {
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
@@ -611,6 +637,7 @@ public final class Shardgate implements AutoCloseable {
     public void close() {
         listener.close().syncUninterruptibly();
         monitor.close();
+        moveWatch.close();
         resolver.close();
         twoPhaseLog.close();
         schemaTracker.close();

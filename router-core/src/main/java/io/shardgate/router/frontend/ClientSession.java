@@ -236,6 +236,11 @@ final class ClientSession implements SessionPort {
     }
 
     @Override
+    public void waitsForMove() {
+        command.waitsForMove(true);
+    }
+
+    @Override
     public void resumeRouted(Runnable routed) {
         command.resumeRouted(routed);
     }

@@ -59,6 +59,8 @@ final class CommandInFlight {
     /** Resumes the routed command in progress when the client can take writes again, or null. */
     private Runnable routedWritable;
 
+    private boolean waitingForMove;
+
     CommandInFlight(
             SessionPort session, SessionLifecycle lifecycle, SessionState state, PreparedStatementCommands prepared) {
         this.session = session;
@@ -70,6 +72,19 @@ final class CommandInFlight {
 
     boolean busy() {
         return busy;
+    }
+
+    /** See {@link SessionPort#waitsForMove}. */
+    void waitsForMove(boolean waiting) {
+        waitingForMove = waiting;
+    }
+
+    /**
+     * Whether a command is on its way to or back from a backend: in flight and not parked before
+     * reaching one ({@link MoveWait}). A cutover waits for these to end.
+     */
+    boolean reachesBackend() {
+        return (busy && !waitingForMove) || uploading;
     }
 
     /** Holds the queue while the session does something of its own (the login's first borrow). */
@@ -216,6 +231,7 @@ final class CommandInFlight {
     /** See {@link SessionPort#resumeRouted}. */
     void resumeRouted(Runnable command) {
         busy = false;
+        waitingForMove = false;
         routedAbort = null;
         command.run();
         lifecycle.drain();

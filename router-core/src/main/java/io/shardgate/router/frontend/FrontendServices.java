@@ -5,6 +5,7 @@ import io.shardgate.router.cache.RouterResultCache;
 import io.shardgate.router.columns.SchemaTracker;
 import io.shardgate.router.config.ServerSettings;
 import io.shardgate.router.metrics.RouterMetrics;
+import io.shardgate.router.move.MoveHolds;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.router.twophase.TwoPhase;
@@ -34,6 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param userConnections connections per user ({@code users[].max_connections})
  * @param schemaTracker re-reads the shards' column lists after DDL run on several hostgroups
  * @param twoPhase xids, decision log and meters of two-phase commit (two_phase schemas)
+ * @param moves the tables of the moves under way and the statements waiting for a cutover
  */
 public record FrontendServices(
         ServerSettings settings,
@@ -53,4 +55,5 @@ public record FrontendServices(
         LoginFailures loginFailures,
         UserConnections userConnections,
         SchemaTracker schemaTracker,
-        TwoPhase twoPhase) {}
+        TwoPhase twoPhase,
+        MoveHolds moves) {}

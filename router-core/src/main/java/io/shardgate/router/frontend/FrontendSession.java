@@ -20,6 +20,8 @@ import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +57,9 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Sess
     private final ClientSession session;
 
     private final CommandInFlight command;
+    /** Told when the command in flight ends ({@link #afterCommandInFlight}). */
+    private final List<Runnable> afterCommand = new ArrayList<>();
+
     private final CommandDispatch dispatch;
     private final SessionReset reset;
     /** What PROCESSLIST shows this session doing. */
@@ -138,6 +143,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Sess
         if (!command.busy()) {
             activity.idle();
         }
+        runAfterCommand();
         while (!command.busy()
                 && !reset.changingUser()
                 && !closed
@@ -302,8 +308,30 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Sess
         ctx.close();
     }
 
+    /**
+     * Runs {@code done} (on this session's loop) once the command now on its way to or back from a
+     * backend has ended, at once when there is none or the session is closed: a move's cutover waits
+     * for every statement dispatched before its hold. Call on the session's loop.
+     */
+    void afterCommandInFlight(Runnable done) {
+        if (closed || !command.reachesBackend()) {
+            done.run();
+        } else {
+            afterCommand.add(done);
+        }
+    }
+
+    private void runAfterCommand() {
+        if (!afterCommand.isEmpty() && (closed || !command.reachesBackend())) {
+            List<Runnable> ready = new ArrayList<>(afterCommand);
+            afterCommand.clear();
+            ready.forEach(Runnable::run);
+        }
+    }
+
     private void releaseWaiting() {
         command.sessionClosed();
+        runAfterCommand();
         Packet p;
         while ((p = waiting.poll()) != null) {
             p.release();

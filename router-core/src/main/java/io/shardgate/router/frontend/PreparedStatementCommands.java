@@ -45,9 +45,12 @@ final class PreparedStatementCommands {
     /** The router's LAST_INSERT_ID() to give the backend before the current execution, or 0. */
     private long routerLastInsertId;
 
+    private final MoveWait moveWait;
+
     PreparedStatementCommands(SessionPort session) {
         this.session = session;
         this.view = new LiveSessionView(session);
+        this.moveWait = new MoveWait(session);
     }
 
     /**
@@ -163,6 +166,11 @@ final class PreparedStatementCommands {
             statement.lastHostgroup = hostgroup;
         } else if (command == Command.COM_STMT_EXECUTE) {
             session.statement().started(session.desired().schema(), statement.route.digest(), true);
+            Packet held = packet;
+            if (moveWait.holds(
+                    held, session.desired().schema(), statement.route.digest().text(), () -> run(held, command))) {
+                return; // refused (DDL on a moving table) or waiting for a move's cutover
+            }
             routerLastInsertId = routerLastInsertId(statement);
             if (routerLastInsertId < 0) {
                 packet.release();

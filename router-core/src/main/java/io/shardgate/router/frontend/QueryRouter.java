@@ -46,10 +46,12 @@ import java.util.List;
 final class QueryRouter {
     private final SessionPort session;
     private final SessionView view;
+    private final MoveWait moveWait;
 
     QueryRouter(SessionPort session) {
         this.session = session;
         this.view = new LiveSessionView(session);
+        this.moveWait = new MoveWait(session);
     }
 
     /** Routes {@code sql}, the text of {@code packet} (a COM_QUERY); takes ownership of the packet. */
@@ -82,6 +84,11 @@ final class QueryRouter {
         String schema = session.desired().schema();
         Digest digest = Digest.of(sql);
         session.statement().started(schema, digest, false);
+        Packet held = packet;
+        String routed = sql;
+        if (moveWait.holds(held, schema, digest.text(), () -> route(held, routed))) {
+            return;
+        }
         QueryRuleMatch rule = rules.matchQueryRules(session.user().name(), schema, digest.text());
         Packet queried = packet;
         String queriedSql = sql;

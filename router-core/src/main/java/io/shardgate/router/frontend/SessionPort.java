@@ -129,6 +129,12 @@ interface SessionPort {
     void startRouted(Runnable abort, Runnable writable);
 
     /**
+     * The command started with {@link #startRouted} waits for a move's cutover and has reached no
+     * backend (the cutover need not wait for it); {@link #resumeRouted} ends the wait.
+     */
+    void waitsForMove();
+
+    /**
      * A command started with {@link #startRouted} (parked behind a cache fill) runs after all:
      * {@code command} routes it as if it had just arrived.
      */

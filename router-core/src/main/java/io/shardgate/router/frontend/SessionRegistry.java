@@ -51,6 +51,28 @@ public final class SessionRegistry {
         }
     }
 
+    /**
+     * Runs {@code done} (on some thread) once every statement on its way to or back from a backend
+     * now has ended: a move's cutover waits for the statements dispatched before its hold.
+     */
+    public void afterStatementsInFlight(Runnable done) {
+        List<FrontendSession> all = new ArrayList<>(sessions.values());
+        java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(all.size() + 1);
+        Runnable one = () -> {
+            if (left.decrementAndGet() == 0) {
+                done.run();
+            }
+        };
+        for (FrontendSession session : all) {
+            try {
+                session.client().eventLoop().execute(() -> session.afterCommandInFlight(one));
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                one.run();
+            }
+        }
+        one.run();
+    }
+
     void add(int connectionId, FrontendSession session) {
         sessions.put(connectionId, session);
     }

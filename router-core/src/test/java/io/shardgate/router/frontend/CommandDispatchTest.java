@@ -69,6 +69,7 @@ class CommandDispatchTest {
                 null,
                 null,
                 null,
+                null,
                 null);
     }
 

@@ -130,6 +130,7 @@ class FrontendHandshakeFuzzTest {
                 failures,
                 connections,
                 null,
+                null,
                 null);
         List<UserConfig> opened = new ArrayList<>();
         EmbeddedChannel channel = new EmbeddedChannel(

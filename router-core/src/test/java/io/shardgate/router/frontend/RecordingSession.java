@@ -163,6 +163,11 @@ final class RecordingSession implements SessionPort, SessionLifecycle {
     }
 
     @Override
+    public void waitsForMove() {
+        calls.add("waitsForMove");
+    }
+
+    @Override
     public void resumeRouted(Runnable command) {
         throw new UnsupportedOperationException("resumeRouted");
     }

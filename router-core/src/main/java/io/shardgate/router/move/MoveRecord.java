@@ -1,0 +1,127 @@
+package io.shardgate.router.move;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One move as ZooKeeper keeps it ({@link MoveLog}): what moves, where it stands, and whether the
+ * routers must hold its tables' statements now. The mover updates it; every router reads it.
+ *
+ * @param id {@code m-0000000001}
+ * @param tables the tables that move together (a binding group's tables move at once), unqualified
+ * @param sources the hostgroups rows leave
+ * @param target the hostgroup they go to
+ * @param what the operator's request: {@code "lo-hi"} buckets, {@code "table"} or {@code "range"}
+ * @param state one of {@link #STATES}
+ * @param holdGeneration 0 while the routers run the tables' statements; n > 0 while cutover attempt
+ *     n holds them (each router acknowledges the generation it holds: {@link MoveLog#acknowledge})
+ * @param error why the move failed, or null
+ * @param progress counters by name (rows copied, rows per second, lag...), for the admin views
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record MoveRecord(
+        String id,
+        String schema,
+        List<String> tables,
+        List<Integer> sources,
+        int target,
+        String what,
+        String state,
+        int holdGeneration,
+        String error,
+        long createdAtMillis,
+        long updatedAtMillis,
+        Map<String, Long> progress) {
+
+    /** The states, in order; the last three end a move. */
+    public static final List<String> STATES =
+            List.of("copying", "catching_up", "verifying", "cutting_over", "done", "failed", "cancelled");
+
+    private static final Set<String> ENDED = Set.of("done", "failed", "cancelled");
+
+    public MoveRecord {
+        tables = List.copyOf(tables);
+        sources = List.copyOf(sources);
+        progress = progress == null ? Map.of() : Map.copyOf(progress);
+        if (!STATES.contains(state)) {
+            throw new IllegalArgumentException("unknown move state '" + state + "'");
+        }
+    }
+
+    /** Whether the move still runs (its tables refuse DDL). */
+    public boolean active() {
+        return !ENDED.contains(state);
+    }
+
+    /** Whether the routers hold its tables' statements now. */
+    public boolean holding() {
+        return active() && holdGeneration > 0;
+    }
+
+    /** The same move in {@code next} state at {@code nowMillis}. */
+    public MoveRecord withState(String next, long nowMillis) {
+        return new MoveRecord(
+                id,
+                schema,
+                tables,
+                sources,
+                target,
+                what,
+                next,
+                holdGeneration,
+                error,
+                createdAtMillis,
+                nowMillis,
+                progress);
+    }
+
+    /** The same move holding its statements for cutover attempt {@code generation} (0: released). */
+    public MoveRecord withHold(int generation, long nowMillis) {
+        return new MoveRecord(
+                id,
+                schema,
+                tables,
+                sources,
+                target,
+                what,
+                state,
+                generation,
+                error,
+                createdAtMillis,
+                nowMillis,
+                progress);
+    }
+
+    /** The same move, failed for {@code why}. */
+    public MoveRecord failed(String why, long nowMillis) {
+        return new MoveRecord(
+                id, schema, tables, sources, target, what, "failed", 0, why, createdAtMillis, nowMillis, progress);
+    }
+
+    /** The same move with {@code progress}. */
+    public MoveRecord withProgress(Map<String, Long> next, long nowMillis) {
+        return new MoveRecord(
+                id,
+                schema,
+                tables,
+                sources,
+                target,
+                what,
+                state,
+                holdGeneration,
+                error,
+                createdAtMillis,
+                nowMillis,
+                next);
+    }
+
+    /** {@code schema} lower-cased, as table names are compared. */
+    String schemaKey() {
+        return schema.toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,129 @@
+package io.shardgate.router.move;
+
+import io.shardgate.cache.QualifiedTable;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows the cluster's moves in ZooKeeper ({@link MoveLog}) for this router: keeps {@link
+ * MoveHolds} up to date, and when a move starts holding its statements, waits until every statement
+ * this router dispatched before the hold has ended, then acknowledges the hold, so the mover knows
+ * no statement of the old placement is still on its way to the source.
+ */
+public final class MoveWatch implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MoveWatch.class);
+
+    private final MoveLog moves;
+    private final MoveHolds holds;
+    private final String routerId;
+    private final Consumer<Runnable> afterStatementsInFlight;
+    private final CuratorCache cache;
+    /** Hold generations acknowledged (or being acknowledged), by move id. */
+    private final Map<String, Integer> acknowledged = new ConcurrentHashMap<>();
+    /** One thread: rebuilds and acknowledgements run in order, off Curator's event thread. */
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "shardgate-move-watch");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * @param afterStatementsInFlight runs its argument once every statement now on its way to or from
+     *     a backend has ended ({@code SessionRegistry#afterStatementsInFlight})
+     */
+    public MoveWatch(MoveLog log, MoveHolds holds, String routerId, Consumer<Runnable> afterStatementsInFlight) {
+        this.moves = log;
+        this.holds = holds;
+        this.routerId = routerId;
+        this.afterStatementsInFlight = afterStatementsInFlight;
+        this.cache = CuratorCache.build(log.client(), log.base());
+    }
+
+    /** The holds this watch keeps up to date. */
+    public MoveHolds holds() {
+        return holds;
+    }
+
+    public void start() {
+        cache.listenable()
+                .addListener(CuratorCacheListener.builder()
+                        .forAll((type, before, after) -> worker.execute(this::rebuild))
+                        .forInitialized(() -> worker.execute(this::rebuild))
+                        .build());
+        cache.start();
+    }
+
+    private void rebuild() {
+        Map<QualifiedTable, String> moving = new HashMap<>();
+        Set<QualifiedTable> held = new HashSet<>();
+        Map<String, Integer> holding = new HashMap<>();
+        String prefix = moves.base() + "/";
+        cache.stream().forEach(node -> {
+            String path = node.getPath();
+            if (!path.startsWith(prefix) || path.indexOf('/', prefix.length()) >= 0) {
+                return; // the base itself, or an acknowledgement below a move
+            }
+            MoveRecord record = decode(node);
+            if (record == null || !record.active()) {
+                return;
+            }
+            for (String table : record.tables()) {
+                QualifiedTable t = QualifiedTable.of(record.schema(), table);
+                moving.put(t, record.id());
+                if (record.holding()) {
+                    held.add(t);
+                }
+            }
+            if (record.holding()) {
+                holding.put(record.id(), record.holdGeneration());
+            }
+        });
+        holds.update(new MovingTables(moving, held));
+        acknowledged.keySet().retainAll(holding.keySet());
+        holding.forEach((id, generation) -> {
+            if (!generation.equals(acknowledged.put(id, generation))) {
+                // the hold applies to new statements from now on: acknowledge once those before it ended
+                afterStatementsInFlight.accept(() -> worker.execute(() -> acknowledge(id, generation)));
+            }
+        });
+    }
+
+    private void acknowledge(String id, int generation) {
+        try {
+            moves.acknowledge(id, routerId, generation);
+        } catch (Exception e) {
+            acknowledged.remove(id, generation); // tried again at the next change
+            LOG.warn("cannot acknowledge the hold of move {}: {}", id, e.toString());
+        }
+    }
+
+    private static MoveRecord decode(ChildData node) {
+        byte[] data = node.getData();
+        if (data == null || data.length == 0) {
+            return null; // being created
+        }
+        try {
+            return MoveLog.decode(data);
+        } catch (RuntimeException e) {
+            LOG.warn("unreadable move record {}: {}", node.getPath(), e.toString());
+            return null;
+        }
+    }
+
+    @Override
+    public void close() {
+        cache.close();
+        worker.shutdownNow();
+    }
+}
