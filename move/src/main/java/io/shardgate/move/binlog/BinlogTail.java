@@ -241,7 +241,12 @@ public final class BinlogTail implements AutoCloseable {
 
     private void handOut(ChangedKeys changed) {
         if (!stopped.isDone()) {
-            consumer.accept(changed);
+            try {
+                consumer.accept(changed);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException(
+                        "the consumer failed on the transaction ending at " + changed.position() + ": " + e, e);
+            }
             transactions.incrementAndGet();
         }
     }
