@@ -243,30 +243,71 @@ class BinlogTailIT {
     }
 
     @Test
-    void anXaTransactionMovesThePositionUnlessItChangedAWatchedTable() throws Exception {
+    void anXaTransactionsKeysComeAtItsCommitAndNoResumePointPassesItWhilePrepared() throws Exception {
+        BinlogPosition duringPrepared;
+        BinlogPosition end;
         try (Tail tail = Tail.from(current(), List.of(big));
                 Connection c = connect();
                 Statement s = c.createStatement()) {
-            s.execute("XA START 'other-1'");
-            s.execute("INSERT INTO other VALUES (2, 2)");
-            s.execute("XA END 'other-1'");
-            s.execute("XA PREPARE 'other-1'");
-            s.execute("XA COMMIT 'other-1'");
+            xa(s, "other-1", "INSERT INTO other VALUES (2, 2)", "COMMIT");
             BinlogPosition afterOther = BinlogSource.current(c);
             assertThat(tail.tail.awaitPosition(afterOther, DEADLINE)).isTrue();
             assertThat(tail.drain()).isNotEmpty().allMatch(ChangedKeys::isEmpty);
 
-            // the prepared rows commit in a later group: refused rather than reported too early
-            s.execute("XA START 'big-1'");
-            s.execute("INSERT INTO big VALUES (400, 0)");
-            s.execute("XA END 'big-1'");
-            s.execute("XA PREPARE 'big-1'");
+            xa(s, "big-1", "INSERT INTO big VALUES (400, 0)", null);
+            try (Connection other = connect();
+                    Statement o = other.createStatement()) { // the prepared session runs nothing but XA COMMIT
+                o.execute("INSERT INTO big VALUES (401, 0)");
+            }
+            ChangedKeys later = tail.take(1).get(0);
+            assertThat(later.keys(big)).containsExactly(RowKey.of(401L));
+            duringPrepared = later.position();
+            assertThat(duringPrepared)
+                    .as("the resume point stays before the prepared transaction")
+                    .isEqualTo(afterOther);
+
             s.execute("XA COMMIT 'big-1'");
-            BinlogPosition afterBig = BinlogSource.current(c);
-            assertThatThrownBy(() -> tail.tail.awaitPosition(afterBig, DEADLINE))
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("an XA transaction changed [`src`.`big`]");
-            assertThat(tail.tail.position()).isEqualTo(afterOther);
+            end = BinlogSource.current(c);
+            ChangedKeys committed = tail.take(1).get(0);
+            assertThat(committed.keys(big)).containsExactly(RowKey.of(400L));
+            assertThat(committed.position()).isEqualTo(end);
+            assertThat(values(c, big, committed.keys(big).get(0))).containsExactly(0);
+
+            xa(s, "big-2", "DELETE FROM big WHERE id = 401", "ROLLBACK");
+            assertThat(tail.take(1).get(0).isEmpty()).as("rolled back").isTrue();
+        }
+        try (Tail resumed = Tail.from(duringPrepared, List.of(big))) {
+            List<ChangedKeys> seen = resumed.take(2);
+            assertThat(seen)
+                    .extracting(k -> k.keys(big))
+                    .containsExactly(List.of(RowKey.of(401L)), List.of(RowKey.of(400L)));
+            assertThat(seen.get(1).position()).isEqualTo(end);
+        }
+    }
+
+    @Test
+    void theEndOfAnXaTransactionPreparedBeforeTheStartFailsTheTail() throws Exception {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            xa(s, "big-3", "INSERT INTO big VALUES (500, 0)", null);
+            try (Tail tail = Tail.from(BinlogSource.current(c), List.of(big))) {
+                s.execute("XA COMMIT 'big-3'");
+                BinlogPosition end = BinlogSource.current(c);
+                assertThatThrownBy(() -> tail.tail.awaitPosition(end, DEADLINE))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("prepared before the tail's start");
+            }
+        }
+    }
+
+    /** XA START .. PREPARE of {@code xid} around {@code sql}, then {@code end} (COMMIT, ROLLBACK or none). */
+    private static void xa(Statement s, String xid, String sql, String end) throws SQLException {
+        s.execute("XA START '" + xid + "'");
+        s.execute(sql);
+        s.execute("XA END '" + xid + "'");
+        s.execute("XA PREPARE '" + xid + "'");
+        if (end != null) {
+            s.execute("XA " + end + " '" + xid + "'");
         }
     }
 

@@ -123,8 +123,9 @@ public final class BinlogTail implements AutoCloseable {
     }
 
     /**
-     * The position up to which every transaction has been handed to the consumer (and the consumer
-     * has returned): the last transaction's end, or a later point between transactions.
+     * The position up to which every committed transaction has been handed to the consumer (and the
+     * consumer has returned): the last transaction's end, or a later point between transactions. Not
+     * a resume point while an XA transaction is prepared: store {@link ChangedKeys#position()}.
      */
     public BinlogPosition position() {
         return position;

@@ -12,7 +12,9 @@ import java.util.Set;
  * image) or deleted, and the binary log position after it, from which a tail resumes. The mover
  * re-reads these rows from the source by key; it never applies the log's row images.
  *
- * @param position where the binary log continues after this transaction: the resume point
+ * @param position the resume point: where the binary log continues after this transaction, or,
+ *     while an XA transaction is prepared and not yet committed, the start of its group (resuming
+ *     there reads it again; transactions in between are reported again, which re-reading tolerates)
  * @param keys per watched table the keys of changed rows, each once, in the order first seen; tables
  *     the transaction did not change are absent, so an empty map means "nothing to copy, but the
  *     position moved on"

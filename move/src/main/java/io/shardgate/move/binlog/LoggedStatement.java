@@ -87,6 +87,26 @@ final class LoggedStatement {
         return Optional.empty();
     }
 
+    /**
+     * The transaction id of an {@code XA START|BEGIN|COMMIT|ROLLBACK xid} statement, normalised
+     * (upper case, no blanks) so the statements of one XA transaction give the same text.
+     */
+    static String xid(String sql) {
+        String s = stripLeadingComments(sql);
+        int verb = 0;
+        int words = 0;
+        while (verb < s.length() && words < 2) {
+            while (verb < s.length() && Character.isWhitespace(s.charAt(verb))) {
+                verb++;
+            }
+            while (verb < s.length() && !Character.isWhitespace(s.charAt(verb))) {
+                verb++;
+            }
+            words++;
+        }
+        return s.substring(verb).replaceAll("\\s+", "").toUpperCase(Locale.ROOT);
+    }
+
     /** The first {@code limit} words, upper case, skipping leading comments. */
     private static List<String> words(String sql, int limit) {
         List<String> words = new ArrayList<>();

@@ -34,11 +34,16 @@ import java.util.function.Consumer;
  * groups the position moves with every event, so a caller waiting for the source's current position
  * after {@code FLUSH BINARY LOGS} sees it reached.
  *
+ * <p>An XA transaction's rows are in the group that ends at its XA PREPARE, but they commit (or roll
+ * back) in a later group, {@code XA COMMIT xid}: the keys are held until then, and while any XA
+ * transaction is prepared, the position handed out (the resume point) stays at the start of the
+ * oldest one's group, so a tail resumed from it reads the prepared rows again.
+ *
  * <p>Refuse by default: anything that could hide a changed row stops the stream with an {@link
  * IllegalStateException} naming it — a logged statement naming a watched table (DDL, statement
- * format), a row event outside a transaction, an XA transaction that changed a watched table
- * (prepared rows commit later, in another group), compressed or unknown events, an incident, a
- * watched table whose logged columns differ from its shape.
+ * format), a row event outside a transaction, the end of an XA transaction prepared before the
+ * stream's start (its rows are unknown), compressed or unknown events, an incident, a watched table
+ * whose logged columns differ from its shape.
  *
  * <p>Not thread-safe: one instance per stream, fed on the binary log client's thread.
  */
@@ -55,6 +60,13 @@ final class TransactionCollector {
     private BinlogPosition position;
     private boolean groupOpen;
     private boolean inTransaction;
+    /** Where the open group started: the resume point while it is open. */
+    private BinlogPosition groupStart;
+    /** The id of the open group's XA transaction, from its XA START or XA END. */
+    private String xid;
+    /** XA transactions prepared and not yet committed or rolled back, by id, in log order. */
+    private final Map<String, Prepared> prepared = new LinkedHashMap<>();
+
     private Map<TableShape, Set<RowKey>> keys = new LinkedHashMap<>();
     private long rows;
 
@@ -115,15 +127,7 @@ final class TransactionCollector {
                 requireTransaction(type);
                 commit(event);
             }
-            case XA_PREPARE -> {
-                requireTransaction(type);
-                if (!keys.isEmpty()) {
-                    throw new IllegalStateException("an XA transaction changed " + tables()
-                            + ": its rows commit later, in a group of their own (XA COMMIT), which the catch-up does"
-                            + " not pair with them yet");
-                }
-                commit(event);
-            }
+            case XA_PREPARE -> prepare(event);
             case INCIDENT ->
                 throw new IllegalStateException(
                         "the source's binary log records an incident at " + here(event) + ": events may be missing");
@@ -163,6 +167,8 @@ final class TransactionCollector {
         }
         groupOpen = true;
         inTransaction = false;
+        groupStart = position;
+        xid = null;
         keys = new LinkedHashMap<>();
     }
 
@@ -174,6 +180,10 @@ final class TransactionCollector {
                 if (inTransaction && !keys.isEmpty()) {
                     throw new IllegalStateException("BEGIN inside a transaction that changed rows at " + here(event));
                 }
+                if (!groupOpen) {
+                    groupStart = position;
+                    xid = null;
+                }
                 groupOpen = true;
                 inTransaction = true;
             }
@@ -181,12 +191,22 @@ final class TransactionCollector {
                 requireTransaction(EventType.QUERY);
                 commit(event);
             }
-            case WITHIN -> requireTransaction(EventType.QUERY);
-            case XA_END_OF_PREPARED, OTHER -> {
-                if (control == LoggedStatement.Control.XA_END_OF_PREPARED && inTransaction) {
-                    commit(event); // XA COMMIT ... ONE PHASE ends the transaction that holds its rows
-                    return;
+            case WITHIN -> {
+                requireTransaction(EventType.QUERY);
+                List<String> words = LoggedStatement.tokens(sql);
+                if (words.size() > 1 && words.get(0).equalsIgnoreCase("XA")) {
+                    // XA START, BEGIN or END: MariaDB logs no XA START (its GTID event carries the id)
+                    xid = LoggedStatement.xid(sql);
                 }
+            }
+            case XA_END_OF_PREPARED -> {
+                if (inTransaction) {
+                    commit(event); // XA COMMIT ... ONE PHASE ends the transaction that holds its rows
+                } else {
+                    endPrepared(event, sql);
+                }
+            }
+            case OTHER -> {
                 Optional<TableShape> named = LoggedStatement.names(sql, data.getDatabase(), watched());
                 if (named.isPresent()) {
                     throw new IllegalStateException("the source logged a statement on "
@@ -253,24 +273,69 @@ final class TransactionCollector {
     }
 
     private void commit(Event event) {
+        BinlogPosition after = closeGroup(event);
+        Map<TableShape, Set<RowKey>> changed = keys;
+        keys = new LinkedHashMap<>();
+        consumer.accept(ChangedKeys.of(resumePoint(after), changed));
+    }
+
+    /**
+     * An XA PREPARE ends its group, but its rows commit (or not) later, in a group of their own: the
+     * keys wait for that group, and until then no resume point passes this group's start, so a tail
+     * resumed from any handed-out position sees the prepared rows again.
+     */
+    private void prepare(Event event) {
+        requireTransaction(EventType.XA_PREPARE);
+        if (xid == null) {
+            throw new IllegalStateException("an XA PREPARE without an XA END at " + here(event));
+        }
+        prepared.put(xid, new Prepared(groupStart, keys));
+        keys = new LinkedHashMap<>();
+        closeGroup(event);
+    }
+
+    /** XA COMMIT or XA ROLLBACK of a prepared transaction: hands out its keys (none after a rollback). */
+    private void endPrepared(Event event, String sql) {
+        String id = LoggedStatement.xid(sql);
+        Prepared ended = prepared.remove(id);
+        if (ended == null) {
+            throw new IllegalStateException("the XA transaction " + id + " ends at " + here(event)
+                    + " but was prepared before the tail's start, so the rows it changed are unknown: start the"
+                    + " tail from a position before its XA PREPARE, or when XA RECOVER lists no transaction");
+        }
+        boolean committed = LoggedStatement.tokens(sql).get(1).equalsIgnoreCase("COMMIT");
+        groupOpen = true; // a group of its own, with or without a GTID event
+        keys = committed ? ended.keys() : new LinkedHashMap<>();
+        commit(event);
+    }
+
+    /** Ends the open group at {@code event}; the position after it. */
+    private BinlogPosition closeGroup(Event event) {
         long next = ((EventHeaderV4) event.getHeader()).getNextPosition();
         BinlogPosition after = next > 0 ? new BinlogPosition(file, next) : position;
-        Map<TableShape, Set<RowKey>> changed = keys;
         groupOpen = false;
         inTransaction = false;
-        keys = new LinkedHashMap<>();
+        xid = null;
         advance(after);
-        consumer.accept(ChangedKeys.of(after, changed));
+        return after;
     }
+
+    /** {@code after}, or the start of the oldest XA transaction still prepared when that is earlier. */
+    private BinlogPosition resumePoint(BinlogPosition after) {
+        return prepared.values().stream()
+                .map(Prepared::start)
+                .filter(start -> !start.reached(after))
+                .findFirst()
+                .orElse(after);
+    }
+
+    /** A prepared XA transaction: where its group started and the keys it changed. */
+    private record Prepared(BinlogPosition start, Map<TableShape, Set<RowKey>> keys) {}
 
     private void advance(BinlogPosition next) {
         if (next.reached(position)) {
             position = next;
         }
-    }
-
-    private String tables() {
-        return keys.keySet().stream().map(TableShape::qualifiedName).toList().toString();
     }
 
     private String here(Event event) {

@@ -25,6 +25,13 @@ class LoggedStatementTest {
     }
 
     @Test
+    void xaStatementsOfOneTransactionGiveOneId() {
+        assertThat(LoggedStatement.xid("XA END X'6f',X'',1")).isEqualTo("X'6F',X'',1");
+        assertThat(LoggedStatement.xid("XA COMMIT  X'6F', X'', 1")).isEqualTo("X'6F',X'',1");
+        assertThat(LoggedStatement.xid("XA ROLLBACK X'6f',X'',1")).isEqualTo("X'6F',X'',1");
+    }
+
+    @Test
     void ddlNamingAWatchedTableIsFound() {
         for (String sql : List.of(
                 "ALTER TABLE orders ADD COLUMN c INT",

@@ -112,6 +112,36 @@ class TransactionCollectorTest {
     }
 
     @Test
+    void anXaTransactionsKeysWaitForItsCommitAndHoldTheResumePointBack() {
+        // MariaDB: the prepared group has no XA START (the GTID event carries the id), but an XA END
+        collector.accept(gtid(64, 150));
+        collector.accept(tableMap(7, "db", "items", 2, 200));
+        collector.accept(write(7, 250, row(1, 10)));
+        collector.accept(query("XA END X'78',X'',1", "db", 300));
+        collector.accept(event(EventType.XA_PREPARE, null, 350));
+        assertThat(out).isEmpty();
+
+        collector.accept(gtid(0, 400));
+        collector.accept(tableMap(7, "db", "items", 2, 450));
+        collector.accept(write(7, 500, row(2, 10)));
+        collector.accept(event(EventType.XID, new XidEventData(), 550));
+        assertThat(out.get(0).keys(ITEMS)).containsExactly(RowKey.of(2L));
+        assertThat(out.get(0).position())
+                .as("not past the prepared transaction's start")
+                .isEqualTo(BinlogPosition.parse("bin.000001:100"));
+        assertThat(collector.position()).isEqualTo(BinlogPosition.parse("bin.000001:550"));
+
+        collector.accept(gtid(MariadbGtidEventData.FL_STANDALONE, 600));
+        collector.accept(query("XA COMMIT X'78', X'', 1", "db", 650));
+        assertThat(out.get(1).keys(ITEMS)).containsExactly(RowKey.of(1L));
+        assertThat(out.get(1).position()).isEqualTo(BinlogPosition.parse("bin.000001:650"));
+
+        collector.accept(gtid(MariadbGtidEventData.FL_STANDALONE, 700));
+        assertThatThrownBy(() -> collector.accept(query("XA ROLLBACK X'79',X'',1", "db", 750)))
+                .hasMessageContaining("prepared before the tail's start");
+    }
+
+    @Test
     void refusesWhatCouldHideChangedRows() {
         assertThatThrownBy(() -> collector.accept(write(7, 250, row(1, 10))))
                 .as("rows outside a transaction: the stream did not start at a boundary")
