@@ -2,9 +2,11 @@ package io.shardgate.move.binlog;
 
 import com.github.shyiko.mysql.binlog.BinaryLogClient;
 import com.github.shyiko.mysql.binlog.event.Event;
+import com.github.shyiko.mysql.binlog.event.EventType;
 import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import io.shardgate.move.TableShape;
 import java.io.IOException;
+import java.net.Socket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -33,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * starts a new one from the last position its consumer stored.
  *
  * <p>Stops with a failure ({@link #stopped()} completes exceptionally, {@link #awaitPosition}
- * throws): when the connection is lost or the server ends the stream, when an event cannot be
+ * throws): when the connection is lost, silent for a minute although the source sends heartbeats
+ * every 5 s, or ended by the server, when an event cannot be
  * deserialized (the library would skip it), when the consumer throws, and on whatever the collector
  * refuses (DDL on a watched table, see {@link TransactionCollector}). {@link #close()} stops it
  * without failure.
@@ -44,6 +47,13 @@ import org.slf4j.LoggerFactory;
 public final class BinlogTail implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BinlogTail.class);
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
+    /** The source sends a heartbeat when it has had nothing to send for this long. */
+    private static final Duration HEARTBEAT = Duration.ofSeconds(5);
+    /**
+     * Silence after which the connection counts as lost: without it a source that vanished from the
+     * network (no FIN, no RST) would leave the tail waiting forever instead of failing.
+     */
+    private static final Duration SILENCE = Duration.ofSeconds(60);
 
     private final BinaryLogClient client;
     private final TransactionCollector collector;
@@ -67,6 +77,12 @@ public final class BinlogTail implements AutoCloseable {
         client.setBinlogFilename(from.file());
         client.setBinlogPosition(from.position());
         client.setKeepAlive(false);
+        client.setHeartbeatInterval(HEARTBEAT.toMillis());
+        client.setSocketFactory(() -> {
+            Socket socket = new Socket();
+            socket.setSoTimeout((int) SILENCE.toMillis());
+            return socket;
+        });
         EventDeserializer deserializer = new EventDeserializer();
         // strings as bytes: the log does not say a column's character set, PrimaryKeyValues decodes them
         deserializer.setCompatibilityMode(
@@ -141,7 +157,7 @@ public final class BinlogTail implements AutoCloseable {
         return millis == 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(millis));
     }
 
-    /** Events read. */
+    /** Events read (heartbeats not counted). */
     public long events() {
         return events.get();
     }
@@ -223,10 +239,14 @@ public final class BinlogTail implements AutoCloseable {
             return;
         }
         try {
-            events.incrementAndGet();
             long timestamp = event.getHeader().getTimestamp();
-            if (timestamp > 0) { // the artificial ROTATE and FORMAT_DESCRIPTION at the start carry 0
-                lastEventMillis = timestamp;
+            // heartbeats are not events of the log; the artificial ROTATE and FORMAT_DESCRIPTION at
+            // the start carry no time
+            if (event.getHeader().getEventType() != EventType.HEARTBEAT) {
+                events.incrementAndGet();
+                if (timestamp > 0) {
+                    lastEventMillis = timestamp;
+                }
             }
             collector.accept(event);
             rowsRead = collector.rows();
