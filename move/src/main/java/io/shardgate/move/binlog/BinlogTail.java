@@ -134,7 +134,11 @@ public final class BinlogTail implements AutoCloseable {
             tail.close();
             throw new IOException("could not follow the binary log of " + login + " within " + CONNECT_TIMEOUT, e);
         }
-        LOG.info("following the binary log of {} from {} for {}", login, from, tail.collector.watched());
+        LOG.info(
+                "following the binary log of {} from {} for {}",
+                login,
+                from,
+                tail.collector.watched().stream().map(TableShape::qualifiedName).toList());
         return tail;
     }
 
