@@ -29,6 +29,11 @@ public final class RowKey {
                 .toList();
     }
 
+    /** The values as an array of their own (byte arrays copied), as {@code KeyRefresh} takes keys. */
+    public Object[] toArray() {
+        return values().toArray();
+    }
+
     public int size() {
         return values.length;
     }

@@ -160,5 +160,9 @@ class PrimaryKeyValuesTest {
         assertThat(RowKey.of(1L, new byte[] {1, 2}).hashCode())
                 .isEqualTo(RowKey.of(1L, new byte[] {1, 2}).hashCode());
         assertThat(RowKey.of(1L, new byte[] {1, 2})).isNotEqualTo(RowKey.of(1L, new byte[] {1, 3}));
+        byte[] bytes = {1, 2};
+        Object[] array = RowKey.of(1L, bytes).toArray();
+        ((byte[]) array[1])[0] = 9;
+        assertThat(RowKey.of(1L, bytes).toArray()).containsExactly(1L, new byte[] {1, 2});
     }
 }
