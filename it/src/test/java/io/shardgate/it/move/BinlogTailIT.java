@@ -337,6 +337,26 @@ class BinlogTailIT {
     }
 
     @Test
+    void tablesWithGeneratedColumnsAreFollowed() throws Exception {
+        TableShape generated;
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            s.execute(
+                    "CREATE TABLE gen (v INT, g INT AS (v + 1) VIRTUAL, id INT PRIMARY KEY, st INT AS (v * 2) STORED)");
+            generated = TableShape.load(c, SCHEMA, "gen");
+        }
+        try (Tail tail = Tail.from(current(), List.of(generated));
+                Connection c = connect();
+                Statement s = c.createStatement()) {
+            s.execute("INSERT INTO gen (v, id) VALUES (5, 50)");
+            s.execute("UPDATE gen SET v = 6 WHERE id = 50");
+            assertThat(tail.take(2))
+                    .extracting(k -> k.keys(generated))
+                    .containsExactly(List.of(RowKey.of(50L)), List.of(RowKey.of(50L)));
+        }
+    }
+
+    @Test
     void unsupportedKeysAreRefusedBeforeConnecting() throws Exception {
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
