@@ -115,4 +115,34 @@ class ComputedColumnsTest {
         assertThat(quotient.columns().get(0).flags() & ColumnFlags.NOT_NULL_FLAG)
                 .isZero();
     }
+
+    @Test
+    void stepsWhereServersAnswerOtherThanArithmeticAreRefused() {
+        MergeExpression.Constant zero = new MergeExpression.Constant(0L);
+        MergeExpression.Constant min = new MergeExpression.Constant(Long.MIN_VALUE);
+        // MariaDB answers 0 - (-9223372036854775808) with -9223372036854775808, no error (seed 7, #370999)
+        assertThatThrownBy(() -> merge(new Arithmetic(Operator.MINUS, zero, min)))
+                .isInstanceOfSatisfying(
+                        MergeException.class, e -> assertThat(e.toErr().code()).isEqualTo(1235));
+        // and 3 * -3074457345618258603 (= -(2^63 + 1)) with 9223372036854775807
+        assertThatThrownBy(() -> merge(new Arithmetic(
+                        Operator.TIMES,
+                        new MergeExpression.Constant(3L),
+                        new MergeExpression.Constant(-3074457345618258603L))))
+                .isInstanceOfSatisfying(
+                        MergeException.class, e -> assertThat(e.toErr().code()).isEqualTo(1235));
+        assertThat(merge(new Arithmetic(
+                                Operator.TIMES,
+                                new MergeExpression.Constant(2L),
+                                new MergeExpression.Constant(-4611686018427387904L)))
+                        .rows()
+                        .get(0)
+                        .get(0))
+                .isEqualTo(Long.MIN_VALUE);
+        assertThat(merge(new Arithmetic(Operator.MINUS, new MergeExpression.Constant(-1L), min))
+                        .rows()
+                        .get(0)
+                        .get(0))
+                .isEqualTo(Long.MAX_VALUE);
+    }
 }
