@@ -408,7 +408,8 @@ public final class Shardgate implements AutoCloseable {
                     new MoveLog(control.curator(), config.zookeeper().root()),
                     moves,
                     id,
-                    sessions::afterStatementsInFlight);
+                    sessions::afterStatementsInFlight,
+                    live::version);
             moveWatch.start();
             ServerMonitor monitor = ServerMonitor.start(hostgroups, connector, workers);
             return new Shardgate(

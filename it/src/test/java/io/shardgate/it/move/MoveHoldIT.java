@@ -96,7 +96,20 @@ class MoveHoldIT {
     @Test
     void aMoveRefusesDdlOnItsTablesAndACutoverHoldsTheirStatements() throws Exception {
         MoveLog.Stored move = moves.create(new MoveRecord(
-                null, "shop", List.of("orders"), List.of(10), 20, "0-511", "copying", 0, null, 1, 1, Map.of()));
+                null,
+                "shop",
+                List.of("orders"),
+                List.of(10),
+                20,
+                "0-511",
+                "copying",
+                0,
+                null,
+                1,
+                1,
+                Map.of(),
+                Map.of(),
+                0));
         String id = move.record().id();
         try (Connection a = client(routerA);
                 Connection b = client(routerB);
@@ -127,7 +140,7 @@ class MoveHoldIT {
                     .isEqualTo(2);
             assertThat(insert).isNotDone();
 
-            move = moves.update(move.record().withHold(0, 3).withState("done", 3), move.version());
+            move = moves.update(move.record().done(0, 3), move.version());
             insert.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
             prepared.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
             assertThat(countOnShard("SELECT COUNT(*) FROM orders")).isEqualTo(4);
@@ -138,7 +151,20 @@ class MoveHoldIT {
     @Test
     void aStatementHeldPastTheHoldTimeoutFailsWith1205() throws Exception {
         MoveLog.Stored move = moves.create(new MoveRecord(
-                null, "shop", List.of("customers"), List.of(10), 20, "table", "cutting_over", 1, null, 1, 1, Map.of()));
+                null,
+                "shop",
+                List.of("customers"),
+                List.of(10),
+                20,
+                "table",
+                "cutting_over",
+                1,
+                null,
+                1,
+                1,
+                Map.of(),
+                Map.of(),
+                0));
         try (Connection a = client(routerA)) {
             awaitTrue(
                     "the routers hold customers",

@@ -67,7 +67,9 @@ public final class MoveLog {
                 draft.error(),
                 draft.createdAtMillis(),
                 draft.updatedAtMillis(),
-                draft.progress());
+                draft.progress(),
+                draft.checkpoints(),
+                draft.rulesVersion());
         Stat stat = client.setData().withVersion(0).forPath(path, encode(record));
         return new Stored(record, stat.getVersion());
     }

@@ -21,6 +21,11 @@ import java.util.Set;
  *     n holds them (each router acknowledges the generation it holds: {@link MoveLog#acknowledge})
  * @param error why the move failed, or null
  * @param progress counters by name (rows copied, rows per second, lag...), for the admin views
+ * @param checkpoints where each part stands, to resume from ({@code start.<hostgroup>}: the source's
+ *     binary log position before the copy; {@code copy.<hostgroup>.<table>}: a copy's progress;
+ *     {@code applied.<hostgroup>}: the catch-up's resume position)
+ * @param rulesVersion the configuration version that switched the rows to the target (0 until the
+ *     cutover published it): routers hold the tables' statements until they run that version
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -36,7 +41,9 @@ public record MoveRecord(
         String error,
         long createdAtMillis,
         long updatedAtMillis,
-        Map<String, Long> progress) {
+        Map<String, Long> progress,
+        Map<String, String> checkpoints,
+        long rulesVersion) {
 
     /** The states, in order; the last three end a move. */
     public static final List<String> STATES =
@@ -48,6 +55,7 @@ public record MoveRecord(
         tables = List.copyOf(tables);
         sources = List.copyOf(sources);
         progress = progress == null ? Map.of() : Map.copyOf(progress);
+        checkpoints = checkpoints == null ? Map.of() : Map.copyOf(checkpoints);
         if (!STATES.contains(state)) {
             throw new IllegalArgumentException("unknown move state '" + state + "'");
         }
@@ -77,7 +85,9 @@ public record MoveRecord(
                 error,
                 createdAtMillis,
                 nowMillis,
-                progress);
+                progress,
+                checkpoints,
+                rulesVersion);
     }
 
     /** The same move holding its statements for cutover attempt {@code generation} (0: released). */
@@ -94,17 +104,33 @@ public record MoveRecord(
                 error,
                 createdAtMillis,
                 nowMillis,
-                progress);
+                progress,
+                checkpoints,
+                rulesVersion);
     }
 
-    /** The same move, failed for {@code why}. */
+    /** The same move, failed for {@code why} (its statements released). */
     public MoveRecord failed(String why, long nowMillis) {
         return new MoveRecord(
-                id, schema, tables, sources, target, what, "failed", 0, why, createdAtMillis, nowMillis, progress);
+                id,
+                schema,
+                tables,
+                sources,
+                target,
+                what,
+                "failed",
+                0,
+                why,
+                createdAtMillis,
+                nowMillis,
+                progress,
+                checkpoints,
+                rulesVersion);
     }
 
-    /** The same move with {@code progress}. */
-    public MoveRecord withProgress(Map<String, Long> next, long nowMillis) {
+    /** The same move with {@code progress} and {@code checkpoints}. */
+    public MoveRecord withProgress(
+            Map<String, Long> nextProgress, Map<String, String> nextCheckpoints, long nowMillis) {
         return new MoveRecord(
                 id,
                 schema,
@@ -117,7 +143,28 @@ public record MoveRecord(
                 error,
                 createdAtMillis,
                 nowMillis,
-                next);
+                nextProgress,
+                nextCheckpoints,
+                rulesVersion);
+    }
+
+    /** The same move, done: the rules of {@code version} place its rows on the target. */
+    public MoveRecord done(long version, long nowMillis) {
+        return new MoveRecord(
+                id,
+                schema,
+                tables,
+                sources,
+                target,
+                what,
+                "done",
+                0,
+                null,
+                createdAtMillis,
+                nowMillis,
+                progress,
+                checkpoints,
+                version);
     }
 
     /** {@code schema} lower-cased, as table names are compared. */

@@ -6,9 +6,11 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
@@ -29,10 +31,11 @@ public final class MoveWatch implements AutoCloseable {
     private final String routerId;
     private final Consumer<Runnable> afterStatementsInFlight;
     private final CuratorCache cache;
+    private final LongSupplier appliedVersion;
     /** Hold generations acknowledged (or being acknowledged), by move id. */
     private final Map<String, Integer> acknowledged = new ConcurrentHashMap<>();
     /** One thread: rebuilds and acknowledgements run in order, off Curator's event thread. */
-    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+    private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "shardgate-move-watch");
         t.setDaemon(true);
         return t;
@@ -41,9 +44,17 @@ public final class MoveWatch implements AutoCloseable {
     /**
      * @param afterStatementsInFlight runs its argument once every statement now on its way to or from
      *     a backend has ended ({@code SessionRegistry#afterStatementsInFlight})
+     * @param appliedVersion the configuration version this router routes by now: a finished move's
+     *     tables stay held until it reaches the version that switched them
      */
-    public MoveWatch(MoveLog log, MoveHolds holds, String routerId, Consumer<Runnable> afterStatementsInFlight) {
+    public MoveWatch(
+            MoveLog log,
+            MoveHolds holds,
+            String routerId,
+            Consumer<Runnable> afterStatementsInFlight,
+            LongSupplier appliedVersion) {
         this.moves = log;
+        this.appliedVersion = appliedVersion;
         this.holds = holds;
         this.routerId = routerId;
         this.afterStatementsInFlight = afterStatementsInFlight;
@@ -68,6 +79,7 @@ public final class MoveWatch implements AutoCloseable {
         Map<QualifiedTable, String> moving = new HashMap<>();
         Set<QualifiedTable> held = new HashSet<>();
         Map<String, Integer> holding = new HashMap<>();
+        boolean[] behind = {false};
         String prefix = moves.base() + "/";
         cache.stream().forEach(node -> {
             String path = node.getPath();
@@ -75,7 +87,20 @@ public final class MoveWatch implements AutoCloseable {
                 return; // the base itself, or an acknowledgement below a move
             }
             MoveRecord record = decode(node);
-            if (record == null || !record.active()) {
+            if (record == null) {
+                return;
+            }
+            if (record.state().equals("done") && record.rulesVersion() > appliedVersion.getAsLong()) {
+                // switched, but not here yet: its statements wait until this router routes by the new rules
+                for (String table : record.tables()) {
+                    QualifiedTable t = QualifiedTable.of(record.schema(), table);
+                    moving.put(t, record.id());
+                    held.add(t);
+                }
+                behind[0] = true;
+                return;
+            }
+            if (!record.active()) {
                 return;
             }
             for (String table : record.tables()) {
@@ -90,6 +115,9 @@ public final class MoveWatch implements AutoCloseable {
             }
         });
         holds.update(new MovingTables(moving, held));
+        if (behind[0]) {
+            worker.schedule(this::rebuild, 10, TimeUnit.MILLISECONDS);
+        }
         acknowledged.keySet().retainAll(holding.keySet());
         holding.forEach((id, generation) -> {
             if (!generation.equals(acknowledged.put(id, generation))) {
