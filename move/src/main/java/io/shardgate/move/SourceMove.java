@@ -14,8 +14,14 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -25,6 +31,9 @@ import java.util.function.Consumer;
  * except that the catch-up runs on the tail's thread with connections of its own.
  */
 public final class SourceMove implements AutoCloseable {
+    private static final int MAX_QUEUED = 10_000;
+    private static final int MAX_BATCH_TRANSACTIONS = 2_000;
+
     private final ShardEndpoint source;
     private final ShardEndpoint target;
     private final String schema;
@@ -35,6 +44,13 @@ public final class SourceMove implements AutoCloseable {
     private final Connection targetWrite;
     private Connection lock;
     private BinlogTail tail;
+    /** Transactions the tail handed out and the applier has not taken yet (bounded: the tail waits). */
+    private final BlockingQueue<ChangedKeys> queue = new LinkedBlockingQueue<>(MAX_QUEUED);
+
+    private Thread applier;
+    private volatile boolean closed;
+    private volatile Throwable applyFailure;
+    private BinlogPosition appliedPosition;
 
     /**
      * Opens connections to both shards and reads the tables' shapes; each must be the same on both.
@@ -102,11 +118,14 @@ public final class SourceMove implements AutoCloseable {
     }
 
     /**
-     * Starts following the source's binary log from {@code from}: every committed transaction's
-     * changed keys are refreshed on the target (on the tail's thread, on connections of its own),
-     * then {@code applied} hears the position to resume from.
+     * Starts following the source's binary log from {@code from}. The tail queues each committed
+     * transaction's changed keys; an applier thread of this move takes whatever is queued at once,
+     * merges the keys (a row changed a hundred times is read and written once) and refreshes them on
+     * the target in batches of {@code batchKeys} (on connections of its own), then {@code applied}
+     * hears the position to resume from. Batching is what lets the catch-up keep up with a source
+     * that takes many small transactions.
      */
-    public void follow(BinlogPosition from, long serverId, Consumer<BinlogPosition> applied)
+    public void follow(BinlogPosition from, long serverId, int batchKeys, Consumer<BinlogPosition> applied)
             throws SQLException, IOException {
         if (tail != null) {
             throw new IllegalStateException("already following");
@@ -118,29 +137,61 @@ public final class SourceMove implements AutoCloseable {
             refresh.put(
                     layout.shape(), new KeyRefresh(new RowReader(read, layout), new RowWriter(write, layout), layout));
         }
+        appliedPosition = from;
+        applier = new Thread(() -> apply(refresh, batchKeys, applied), "shardgate-move-apply " + source);
+        applier.setDaemon(true);
+        applier.start();
         tail = BinlogTail.start(
                 new ReplicaLogin(source.host(), source.port(), source.user(), source.password(), serverId),
                 from,
                 refresh.keySet(),
-                (ChangedKeys changed) -> {
-                    for (Map.Entry<TableShape, KeyRefresh> e : refresh.entrySet()) {
-                        List<RowKey> keys = changed.keys(e.getKey());
-                        if (!keys.isEmpty()) {
-                            try {
-                                e.getValue()
-                                        .refresh(keys.stream()
-                                                .map(RowKey::toArray)
-                                                .toList());
-                            } catch (SQLException failure) {
-                                throw new IllegalStateException(
-                                        "catch-up of " + e.getKey().qualifiedName() + " on the target " + target
-                                                + " failed: " + failure.getMessage(),
-                                        failure);
-                            }
-                        }
+                changed -> {
+                    try {
+                        queue.put(changed);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted", e);
                     }
-                    applied.accept(changed.position());
                 });
+    }
+
+    private void apply(Map<TableShape, KeyRefresh> refresh, int batchKeys, Consumer<BinlogPosition> applied) {
+        List<ChangedKeys> batch = new ArrayList<>();
+        try {
+            while (!closed) {
+                ChangedKeys first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.clear();
+                batch.add(first);
+                queue.drainTo(batch, MAX_BATCH_TRANSACTIONS);
+                for (Map.Entry<TableShape, KeyRefresh> e : refresh.entrySet()) {
+                    Set<RowKey> keys = new LinkedHashSet<>();
+                    for (ChangedKeys changed : batch) {
+                        keys.addAll(changed.keys(e.getKey()));
+                    }
+                    List<Object[]> all = keys.stream().map(RowKey::toArray).toList();
+                    for (int i = 0; i < all.size(); i += batchKeys) {
+                        e.getValue().refresh(all.subList(i, Math.min(all.size(), i + batchKeys)));
+                    }
+                }
+                BinlogPosition last = batch.get(batch.size() - 1).position();
+                applied.accept(last);
+                synchronized (this) {
+                    appliedPosition = last;
+                    notifyAll();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (SQLException | RuntimeException e) {
+            applyFailure =
+                    new IllegalStateException("catch-up on the target " + target + " failed: " + e.getMessage(), e);
+            synchronized (this) {
+                notifyAll();
+            }
+        }
     }
 
     /** The tail following the source (null before {@link #follow}). */
@@ -148,12 +199,95 @@ public final class SourceMove implements AutoCloseable {
         return tail;
     }
 
+    /** Why the catch-up stopped (the tail's failure or the applier's), if it did. */
+    public Optional<Throwable> failure() {
+        if (applyFailure != null) {
+            return Optional.of(applyFailure);
+        }
+        return tail == null ? Optional.empty() : tail.failure();
+    }
+
     /**
      * Waits until the catch-up has applied everything the source logged up to now; false when it
-     * did not within {@code timeout} (or the tail failed: see {@link BinlogTail#failure()}).
+     * did not within {@code timeout}.
+     *
+     * @throws IllegalStateException when the catch-up stopped
      */
     public boolean catchUp(Duration timeout) throws SQLException, InterruptedException {
-        return tail.awaitPosition(BinlogSource.current(sourceRead), timeout);
+        BinlogPosition target = BinlogSource.current(sourceRead);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (this) {
+            while (!appliedPosition.reached(target)) {
+                Optional<Throwable> failed = failure();
+                if (failed.isPresent()) {
+                    throw new IllegalStateException(failed.get().getMessage(), failed.get());
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                wait(Math.max(1, Math.min(50, left / 1_000_000)));
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Stops the catch-up (the tail and the applier). Before {@link #deleteMoved}: deleting the moved
+     * rows on the source must not reach the target through the catch-up.
+     */
+    public void stopFollowing() {
+        closed = true;
+        if (tail != null) {
+            tail.close();
+        }
+        if (applier != null) {
+            applier.interrupt();
+            try {
+                applier.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Deletes {@code table}'s moved rows on the source, in primary key order, {@code chunkRows} at a
+     * time, on the connection holding {@link #lockSource}'s lock when there is one: after the switch
+     * they are stale copies that a statement over every shard (a COUNT(*), a scan) would see twice.
+     *
+     * @return the rows deleted
+     */
+    public long deleteMoved(String table, int chunkRows) throws SQLException {
+        RowLayout layout = layouts.get(table);
+        Connection c = lock != null ? lock : open(source, false);
+        RowReader reader = new RowReader(c, layout);
+        long deleted = 0;
+        Object[] lastKey = null;
+        while (true) {
+            List<Row> chunk = reader.chunk(lastKey, chunkRows);
+            List<Object[]> moved = new ArrayList<>();
+            for (Row row : chunk) {
+                if (layout.moves(row)) {
+                    moved.add(row.primaryKey());
+                }
+            }
+            if (!moved.isEmpty()) {
+                try (var s = c.prepareStatement(RowSql.delete(layout.shape(), moved.size()))) {
+                    RowReader.bind(s, RowSql.keyParameters(moved));
+                    deleted += s.executeUpdate();
+                }
+            }
+            if (chunk.size() < chunkRows) {
+                return deleted;
+            }
+            lastKey = chunk.get(chunk.size() - 1).primaryKey();
+        }
+    }
+
+    /** How far the catch-up has applied the source's binary log. */
+    public synchronized BinlogPosition applied() {
+        return appliedPosition;
     }
 
     /** Compares {@code table}'s moving rows on both shards. */
@@ -161,6 +295,13 @@ public final class SourceMove implements AutoCloseable {
         RowLayout layout = layouts.get(table);
         return new TableDiff(new RowReader(sourceRead, layout), new RowReader(targetRead, layout), layout, chunkRows)
                 .run();
+    }
+
+    /** The keys among {@code keys} whose moving rows of {@code table} still differ ({@link TableDiff#recheck}). */
+    public List<Object[]> recheck(String table, List<Object[]> keys, int chunkRows) throws SQLException {
+        RowLayout layout = layouts.get(table);
+        return new TableDiff(new RowReader(sourceRead, layout), new RowReader(targetRead, layout), layout, chunkRows)
+                .recheck(keys);
     }
 
     /**
@@ -208,9 +349,7 @@ public final class SourceMove implements AutoCloseable {
 
     @Override
     public void close() {
-        if (tail != null) {
-            tail.close();
-        }
+        stopFollowing();
         for (Connection c : connections) {
             try {
                 c.close();

@@ -12,6 +12,7 @@ import io.netty.util.concurrent.Future;
 import io.shardgate.admin.http.ReadinessCheck;
 import io.shardgate.admin.store.ConfigVersion;
 import io.shardgate.admin.store.ZkRuleStore;
+import io.shardgate.move.ShardEndpoint;
 import io.shardgate.protocol.frame.PacketFrameDecoder;
 import io.shardgate.protocol.packet.HandshakeV10;
 import io.shardgate.protocol.type.CapabilityFlags;
@@ -22,6 +23,7 @@ import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendLogin;
 import io.shardgate.router.cache.RouterResultCache;
 import io.shardgate.router.columns.SchemaTracker;
+import io.shardgate.router.config.BackendAddress;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.RouterConfig;
@@ -42,12 +44,15 @@ import io.shardgate.router.frontend.UserDirectory;
 import io.shardgate.router.health.DefaultHostgroupReadiness;
 import io.shardgate.router.health.ServerMonitor;
 import io.shardgate.router.metrics.RouterMetrics;
+import io.shardgate.router.move.MoveContext;
 import io.shardgate.router.move.MoveHolds;
 import io.shardgate.router.move.MoveLog;
+import io.shardgate.router.move.MoveRunner;
 import io.shardgate.router.move.MoveWatch;
 import io.shardgate.router.net.Transport;
 import io.shardgate.router.pool.PoolStats;
 import io.shardgate.router.routing.BackendServers;
+import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.router.tls.FrontendTls;
@@ -99,6 +104,7 @@ public final class Shardgate implements AutoCloseable {
     private final Resolver resolver;
     private final TransactionLog twoPhaseLog;
     private final MoveWatch moveWatch;
+    private final MoveRunner moveRunner;
 
     /** How often the two-phase resolver looks for prepared branches (see docs/transactions.md). */
     static final long RESOLVER_PERIOD_MILLIS = 2_000;
@@ -125,9 +131,11 @@ public final class Shardgate implements AutoCloseable {
             RouterResultCache cache,
             Resolver resolver,
             TransactionLog twoPhaseLog,
-            MoveWatch moveWatch) {
+            MoveWatch moveWatch,
+            MoveRunner moveRunner) {
         this.resolver = resolver;
         this.moveWatch = moveWatch;
+        this.moveRunner = moveRunner;
         this.twoPhaseLog = twoPhaseLog;
         this.acceptor = acceptor;
         this.workers = workers;
@@ -263,6 +271,7 @@ public final class Shardgate implements AutoCloseable {
         Hostgroups hostgroups = null;
         Resolver resolver = null;
         MoveWatch moveWatch = null;
+        MoveRunner moveRunner = null;
         try {
             BackendConnector connector = new BackendConnector(
                     transport.clientChannel(), settings.connectTimeoutMillis(), settings.queryTimeoutMillis());
@@ -357,8 +366,17 @@ public final class Shardgate implements AutoCloseable {
                     announced,
                     hostgroup.writer());
             int mysqlPort = ((InetSocketAddress) listener.localAddress()).getPort();
+            String id = routerId(settings.bind(), mysqlPort);
+            Hostgroups declared = hostgroups;
+            moveRunner = new MoveRunner(
+                    moveContext(config, control, declared),
+                    hg -> declared.get(hg) != null,
+                    control.curator(),
+                    config.zookeeper().root(),
+                    id);
             int httpPort;
             try {
+                moveRunner.start();
                 httpPort = control.startHttp(
                         new InetSocketAddress(settings.bind(), settings.httpPort()),
                         metrics.registry(),
@@ -368,10 +386,14 @@ public final class Shardgate implements AutoCloseable {
                                 settings.readyRequiresOnlineBackends()
                                         ? new DefaultHostgroupReadiness(routing, hostgroups)
                                         : ReadinessCheck.NONE),
-                        resolver.control());
+                        resolver.control(),
+                        moveRunner);
             } catch (RuntimeException e) {
                 listener.close().syncUninterruptibly();
                 throw e;
+            } catch (Exception e) {
+                listener.close().syncUninterruptibly();
+                throw new IllegalStateException("the mover's leader latch did not start: " + e, e);
             }
             AdminEndpoint admin = null;
             if (config.admin().sqlEndpointEnabled()) {
@@ -402,7 +424,6 @@ public final class Shardgate implements AutoCloseable {
             if (admin != null) {
                 ports.put("admin", admin.port());
             }
-            String id = routerId(settings.bind(), mysqlPort);
             control.register(id, settings.bind(), ports);
             moveWatch = new MoveWatch(
                     new MoveLog(control.curator(), config.zookeeper().root()),
@@ -430,8 +451,12 @@ public final class Shardgate implements AutoCloseable {
                     cache,
                     resolver,
                     twoPhase.log(),
-                    moveWatch);
+                    moveWatch,
+                    moveRunner);
         } catch (RuntimeException e) {
+            if (moveRunner != null) {
+                moveRunner.close();
+            }
             if (moveWatch != null) {
                 moveWatch.close();
             }
@@ -498,6 +523,40 @@ public final class Shardgate implements AutoCloseable {
                 services.schemaTracker(),
                 services.twoPhase(),
                 services.moves());
+    }
+
+    /** Moves: cutover timings (docs/moves.md), the shards' writers and accounts from the running hostgroups. */
+    private static MoveContext moveContext(RouterConfig config, ControlPlane control, Hostgroups hostgroups) {
+        return new MoveContext(
+                new MoveLog(control.curator(), config.zookeeper().root()),
+                control.store(), // the stored documents as they are (the admin view hides backend passwords)
+                documents -> {
+                    ClusterDocuments.Reading reading = ClusterDocuments.read(config, documents);
+                    if (reading.config() == null) {
+                        throw new IllegalStateException("the configuration does not read: " + reading.problems());
+                    }
+                    try {
+                        return reading.config().rules(0);
+                    } catch (InvalidRulesException e) {
+                        throw new IllegalStateException("the rules are invalid: " + e.problems(), e);
+                    }
+                },
+                hg -> {
+                    Hostgroup hostgroup = hostgroups.get(hg);
+                    if (hostgroup == null) {
+                        throw new IllegalArgumentException("hostgroup " + hg + " is not declared");
+                    }
+                    BackendAddress writer =
+                            BackendAddress.parse(hostgroup.config().writer());
+                    return new ShardEndpoint(
+                            writer.host(), writer.port(), hostgroup.config().user(), hostgroup.backendPassword());
+                },
+                1000,
+                // a cutover's hold stays well under a held statement's timeout (MoveHolds, 10 s)
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(3),
+                5);
     }
 
     /** Unique among live routers: the host name (or bind address) and the MySQL port. */
@@ -638,6 +697,7 @@ public final class Shardgate implements AutoCloseable {
     public void close() {
         listener.close().syncUninterruptibly();
         monitor.close();
+        moveRunner.close();
         moveWatch.close();
         resolver.close();
         twoPhaseLog.close();

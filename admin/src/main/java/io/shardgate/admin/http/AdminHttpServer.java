@@ -40,6 +40,7 @@ import org.slf4j.LoggerFactory;
  * GET /api/status  version served, ZooKeeper connection, last refused version, live routers
  * GET /api/cache, POST /api/cache/purge[?schema=&amp;table=|?rule=]  result cache ({@link CacheEndpoint})
  * GET /api/transactions, POST /api/transactions/resolve  two-phase commit ({@link TransactionsEndpoint})
+ * GET/POST /api/moves, GET /api/moves/{id}, POST /api/moves/{id}/cancel  online resharding ({@link MovesEndpoint})
  * </pre>
  *
  * <p>Built on the JDK's {@code com.sun.net.httpserver} rather than Netty: this serves operators and
@@ -62,6 +63,7 @@ public final class AdminHttpServer implements AutoCloseable {
     private final PrometheusMeterRegistry metrics;
     private final CacheEndpoint cache;
     private final TransactionsEndpoint transactions;
+    private final MovesEndpoint moves;
     private final ReadinessCheck readiness;
     private HttpServer server;
     private ExecutorService executor;
@@ -104,7 +106,20 @@ public final class AdminHttpServer implements AutoCloseable {
             CacheControl cache,
             ReadinessCheck readiness,
             TransactionControl transactions) {
+        this(address, store, metrics, cache, readiness, transactions, null);
+    }
+
+    /** As above, with online resharding behind {@code /api/moves} (null: 503). */
+    public AdminHttpServer(
+            InetSocketAddress address,
+            RuleStore store,
+            PrometheusMeterRegistry metrics,
+            CacheControl cache,
+            ReadinessCheck readiness,
+            TransactionControl transactions,
+            MoveControl moves) {
         this.transactions = new TransactionsEndpoint(transactions);
+        this.moves = new MovesEndpoint(moves);
         this.address = Objects.requireNonNull(address, "address");
         this.store = Objects.requireNonNull(store, "store");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
@@ -198,6 +213,15 @@ public final class AdminHttpServer implements AutoCloseable {
                 return sendJson(exchange, 405, ConfigJson.error(method + " is not allowed on " + path));
             }
             CacheEndpoint.Answer answer = transactions.handle(exchange, path);
+            return sendJson(exchange, answer.status(), answer.body());
+        }
+        if (MovesEndpoint.handles(path)) {
+            String allowed = MovesEndpoint.allowed(path);
+            if (!allowed.contains(method)) {
+                exchange.getResponseHeaders().set("Allow", allowed);
+                return sendJson(exchange, 405, ConfigJson.error(method + " is not allowed on " + path));
+            }
+            CacheEndpoint.Answer answer = moves.handle(exchange, path, method);
             return sendJson(exchange, answer.status(), answer.body());
         }
         if (!PATHS.contains(path)) {

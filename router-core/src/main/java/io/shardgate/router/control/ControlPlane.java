@@ -3,6 +3,7 @@ package io.shardgate.router.control;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shardgate.admin.http.AdminHttpServer;
 import io.shardgate.admin.http.CacheControl;
+import io.shardgate.admin.http.MoveControl;
 import io.shardgate.admin.http.ReadinessCheck;
 import io.shardgate.admin.http.TransactionControl;
 import io.shardgate.admin.store.ConfigVersion;
@@ -256,9 +257,10 @@ public final class ControlPlane implements AutoCloseable {
             PrometheusMeterRegistry metrics,
             CacheControl cache,
             ReadinessCheck readiness,
-            TransactionControl transactions) {
+            TransactionControl transactions,
+            MoveControl moves) {
         AdminHttpServer server =
-                new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache, readiness, transactions);
+                new AdminHttpServer(address, new AdminRuleStore(store), metrics, cache, readiness, transactions, moves);
         try {
             server.start();
         } catch (IOException e) {

@@ -1,0 +1,471 @@
+package io.shardgate.router.move;
+
+import io.shardgate.admin.store.ConfigDocuments;
+import io.shardgate.admin.store.ConfigVersion;
+import io.shardgate.admin.store.LiveRouter;
+import io.shardgate.move.BucketMove;
+import io.shardgate.move.MovingRows;
+import io.shardgate.move.ProgressCodec;
+import io.shardgate.move.SourceMove;
+import io.shardgate.move.TableCopy;
+import io.shardgate.move.TableDiff;
+import io.shardgate.move.binlog.BinlogPosition;
+import io.shardgate.sharding.rule.RuleSnapshot;
+import io.shardgate.sharding.rule.ShardingStrategy;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries one move of hash buckets through its phases, from wherever its record says it stands (a
+ * router that takes over a move after another's death resumes it here):
+ *
+ * <ol>
+ *   <li><b>copying</b>: per source shard, the binary log position now, then each table's moving rows
+ *       copied chunk by chunk (progress stored after each chunk);
+ *   <li><b>catching_up</b>: the source's binary log followed from that position, changed rows
+ *       refreshed on the target, until the target is level with the source;
+ *   <li><b>verifying</b>: the moving rows compared on both sides; keys that differ are compared again
+ *       after the catch-up moved on, and a key that keeps differing fails the move;
+ *   <li><b>cutting_over</b>: every live router holds the tables' statements and acknowledges once
+ *       its statements before the hold ended; the source's tables are write-locked (waiting for open
+ *       transactions, bounded); the catch-up reaches the source's position; the new rules are
+ *       published; the move is done with that version, and each router releases its held statements
+ *       once it routes by it. A cutover that cannot get the acknowledgements or the lock in time lets
+ *       go and tries again, up to {@link MoveContext#attempts} times.
+ * </ol>
+ *
+ * Runs on a thread of its own (blocking I/O). Every record update is a compare-and-set; a record
+ * changed by someone else (a cancel) is re-read, and a move no longer active stops the job.
+ */
+final class MoveJob implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(MoveJob.class);
+    private static final Duration SAVE_EVERY = Duration.ofSeconds(1);
+    private static final int VERIFY_ROUNDS = 5;
+    private static final Duration LEVEL_BEFORE_HOLD = Duration.ofSeconds(30);
+    /** The schemas document before the switch, stored just before publishing it. */
+    private static final String RULES_BEFORE = "rules.before";
+
+    private final String id;
+    private final MoveContext context;
+    private final Map<Integer, SourceMove> sources = new LinkedHashMap<>();
+    private final Map<Integer, BinlogPosition> applied = new ConcurrentHashMap<>();
+    private final AtomicLong rowsCopied = new AtomicLong();
+    private MoveLog.Stored stored;
+    private long lastSave;
+
+    MoveJob(String id, MoveContext context) {
+        this.id = id;
+        this.context = context;
+    }
+
+    /**
+     * Thrown when the cleanup after the switch failed: the move stays held and active (never failed:
+     * releasing it would show the source's stale copies), so the next scan resumes it and deletes them.
+     */
+    private static final class Switched extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Switched(Exception cause) {
+            super("switched, but deleting the moved rows on the source failed (retried): " + cause.getMessage(), cause);
+        }
+    }
+
+    /** Thrown when the move stopped being active under the job (cancelled). */
+    private static final class Stopped extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Stopped(String why) {
+            super(why, null, false, false);
+        }
+    }
+
+    @Override
+    public void run() {
+        try {
+            drive();
+        } catch (Stopped e) {
+            LOG.info("move {}: {}", id, e.getMessage());
+        } catch (Switched e) {
+            LOG.error("move {}: {}", id, e.getMessage(), e.getCause());
+        } catch (Exception | AssertionError e) {
+            LOG.error("move {} failed", id, e);
+            fail(e.getMessage() == null ? e.toString() : e.getMessage());
+        } finally {
+            sources.values().forEach(SourceMove::close);
+        }
+    }
+
+    private void drive() throws Exception {
+        stored = context.log().get(id);
+        if (stored == null || !stored.record().active()) {
+            return;
+        }
+        MoveRecord record = stored.record();
+        ConfigVersion running = currentConfig();
+        Planned planned = plan(record, running);
+        if (planned == null) { // the running rules place the buckets on the target: a cutover switched them
+            String before = checkpoint(RULES_BEFORE);
+            if (before == null) {
+                throw new IllegalStateException("the running rules place buckets " + record.what() + " on hostgroup "
+                        + record.target() + ", but not by this move: its copy is not what the routers read");
+            }
+            Map<String, String> sections = new HashMap<>(running.documents().sections());
+            sections.put(ConfigDocuments.SCHEMAS, before);
+            openSources(record, context.rulesOf().apply(ConfigDocuments.of(sections)), planned(running));
+            long deleted = deleteMoved(); // what a router that died after the switch left (idempotent)
+            LOG.info("move {}: resumed after the switch, {} stale rows deleted on the source", id, deleted);
+            save(stored.record().done(running.number(), now()));
+            return;
+        }
+        if (record.holding()) { // a cutover was under way when its router died: its lock died with it
+            save(record.withHold(0, now()).withState("catching_up", now()));
+        }
+        openSources(record, planned.runningRules(), planned.nextRules());
+        if (stored.record().state().equals("copying")) {
+            copy();
+            save(stored.record().withState("catching_up", now()));
+        }
+        follow();
+        awaitCaughtUp();
+        save(stored.record().withState("verifying", now()));
+        verify();
+        save(stored.record().withState("cutting_over", now()));
+        cutOver();
+    }
+
+    /** The running and the next rules of the move, or null when the running rules made the switch already. */
+    private Planned plan(MoveRecord record, ConfigVersion running) {
+        String[] range = record.what().split("-");
+        int lo = Integer.parseInt(range[0].trim());
+        int hi = Integer.parseInt(range[1].trim());
+        String schemas = running.documents().get(ConfigDocuments.SCHEMAS);
+        BucketMove.Planned next;
+        try {
+            next = BucketMove.plan(schemas, record.schema(), record.tables().get(0), lo, hi, record.target());
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage().contains("already")) {
+                return null;
+            }
+            throw e;
+        }
+        if (!next.tables().equals(record.tables()) || !next.sources().equals(record.sources())) {
+            throw new IllegalStateException("the rules changed under the move: it moves " + record.tables() + " from "
+                    + record.sources() + ", the running rules would move " + next.tables() + " from " + next.sources());
+        }
+        Map<String, String> sections = new HashMap<>(running.documents().sections());
+        sections.put(ConfigDocuments.SCHEMAS, next.schemasDocument());
+        ConfigDocuments nextDocuments = ConfigDocuments.of(sections);
+        return new Planned(
+                context.rulesOf().apply(running.documents()), context.rulesOf().apply(nextDocuments), nextDocuments);
+    }
+
+    private void openSources(MoveRecord record, RuleSnapshot before, RuleSnapshot after) throws SQLException {
+        for (int source : record.sources()) {
+            Map<String, MovingRows> moving = new LinkedHashMap<>();
+            for (String table : record.tables()) {
+                moving.put(
+                        table,
+                        MovingRows.of(
+                                strategy(before, record.schema(), table),
+                                strategy(after, record.schema(), table),
+                                source,
+                                record.target()));
+            }
+            sources.put(
+                    source,
+                    new SourceMove(
+                            context.endpoint().apply(source),
+                            context.endpoint().apply(record.target()),
+                            record.schema(),
+                            moving));
+        }
+    }
+
+    /** The rules {@code running} gives (after the switch: the rules the move switched to). */
+    private RuleSnapshot planned(ConfigVersion running) {
+        return context.rulesOf().apply(running.documents());
+    }
+
+    /** Deletes the moved rows' stale copies on every source; returns how many. */
+    private long deleteMoved() throws SQLException {
+        long deleted = 0;
+        for (SourceMove move : sources.values()) {
+            for (String table : move.tables()) {
+                deleted += move.deleteMoved(table, context.chunkRows());
+            }
+        }
+        return deleted;
+    }
+
+    private record Planned(RuleSnapshot runningRules, RuleSnapshot nextRules, ConfigDocuments nextDocuments) {}
+
+    private static ShardingStrategy strategy(RuleSnapshot rules, String schema, String table) {
+        return rules.schema(schema).resolve(table).strategy();
+    }
+
+    private void copy() throws Exception {
+        for (Map.Entry<Integer, SourceMove> e : sources.entrySet()) {
+            int source = e.getKey();
+            SourceMove move = e.getValue();
+            if (checkpoint("start." + source) == null) {
+                checkpoint("start." + source, move.startPosition().toString(), true);
+            }
+            for (String table : move.tables()) {
+                String key = "copy." + source + "." + table;
+                String stored = checkpoint(key);
+                TableCopy.Progress from = stored == null ? TableCopy.Progress.START : ProgressCodec.decode(stored);
+                long[] counted = {from.rowsCopied()};
+                move.copy(table, from, context.chunkRows(), p -> {
+                    rowsCopied.addAndGet(p.rowsCopied() - counted[0]);
+                    counted[0] = p.rowsCopied();
+                    try {
+                        checkpoint(key, ProgressCodec.encode(p), p.done());
+                    } catch (Exception failure) {
+                        throw new SQLException("cannot store the copy's progress: " + failure, failure);
+                    }
+                });
+            }
+        }
+    }
+
+    private void follow() throws Exception {
+        long sequence = Long.parseLong(id.substring(id.lastIndexOf('-') + 1));
+        for (Map.Entry<Integer, SourceMove> e : sources.entrySet()) {
+            int source = e.getKey();
+            String from = checkpoint("applied." + source);
+            BinlogPosition start = BinlogPosition.parse(from != null ? from : checkpoint("start." + source));
+            applied.put(source, start);
+            // a server id per move and source, far from the ids operators give replicas
+            long serverId = 0x5347_0000L + (sequence * 64 + source) % 0xFFFF;
+            e.getValue().follow(start, serverId, context.chunkRows(), position -> applied.put(source, position));
+        }
+    }
+
+    /** Waits until the catch-up is level with every source (storing its position as it goes). */
+    private void awaitCaughtUp() throws Exception {
+        while (true) {
+            boolean level = true;
+            for (SourceMove move : sources.values()) {
+                failIfTailFailed(move);
+                level &= move.catchUp(Duration.ofSeconds(1));
+            }
+            saveApplied(false);
+            if (level) {
+                return;
+            }
+        }
+    }
+
+    private void verify() throws Exception {
+        for (SourceMove move : sources.values()) {
+            for (String table : move.tables()) {
+                TableDiff.Result result = move.diff(table, context.chunkRows());
+                List<Object[]> differing = result.differingKeys();
+                for (int round = 0; !differing.isEmpty() && round < VERIFY_ROUNDS; round++) {
+                    failIfTailFailed(move);
+                    move.catchUp(Duration.ofSeconds(5));
+                    if (result.overflow() && round == 0) {
+                        result = move.diff(table, context.chunkRows()); // too many to recheck: walk again
+                        differing = result.differingKeys();
+                    } else {
+                        differing = move.recheck(table, differing, context.chunkRows());
+                    }
+                    saveApplied(false);
+                }
+                if (!differing.isEmpty()) {
+                    throw new IllegalStateException("verify: " + differing.size() + " rows of " + table
+                            + " differ between the source and the target after the catch-up (first at key "
+                            + java.util.Arrays.toString(differing.get(0)) + ")");
+                }
+                progress("verified." + table, result.sourceRows());
+            }
+        }
+    }
+
+    private void cutOver() throws Exception {
+        for (int attempt = 1; attempt <= context.attempts(); attempt++) {
+            for (SourceMove move : sources.values()) {
+                move.catchUp(LEVEL_BEFORE_HOLD); // hold with as little left to apply as possible
+            }
+            saveApplied(false);
+            // never reused, also across routers that resumed the move: an old acknowledgement cannot count
+            String last = checkpoint("hold.last");
+            int generation = (last == null ? 0 : Integer.parseInt(last)) + 1;
+            checkpoint("hold.last", Integer.toString(generation), false);
+            long started = System.nanoTime();
+            save(stored.record().withHold(generation, now()));
+            String why = null;
+            try {
+                why = holdAcknowledged(generation);
+                if (why == null) {
+                    for (SourceMove move : sources.values()) {
+                        move.lockSource(context.lockTimeout());
+                    }
+                    for (SourceMove move : sources.values()) {
+                        failIfTailFailed(move);
+                        if (!move.catchUp(context.catchUpTimeout())) {
+                            why = "the catch-up did not reach the source's position within " + context.catchUpTimeout();
+                        }
+                    }
+                }
+                if (why == null) {
+                    saveApplied(true);
+                    ConfigVersion running = currentConfig();
+                    Planned planned = plan(stored.record(), running);
+                    checkpoint(RULES_BEFORE, running.documents().get(ConfigDocuments.SCHEMAS), true);
+                    ConfigVersion published = context.store().publish(running.number(), planned.nextDocuments());
+                    // switched: from here the move only goes forward (the routers hold until it is done)
+                    try {
+                        for (SourceMove move : sources.values()) {
+                            move.stopFollowing();
+                        }
+                        long deleted = deleteMoved();
+                        long held = (System.nanoTime() - started) / 1_000_000;
+                        Map<String, Long> progress =
+                                new HashMap<>(stored.record().progress());
+                        progress.put("hold_millis", held);
+                        progress.put("rows_deleted_on_source", deleted);
+                        save(stored.record()
+                                .withProgress(progress, stored.record().checkpoints(), now()));
+                        save(stored.record().done(published.number(), now()));
+                        LOG.info(
+                                "move {}: done, rules version {} (statements held {} ms, {} stale rows deleted on"
+                                        + " the source)",
+                                id,
+                                published.number(),
+                                held,
+                                deleted);
+                        return;
+                    } catch (Exception e) {
+                        throw new Switched(e);
+                    }
+                }
+            } catch (SQLException e) {
+                why = "the source's write lock: " + e.getMessage();
+            } finally {
+                for (SourceMove move : sources.values()) {
+                    try {
+                        move.unlock();
+                    } catch (SQLException ignored) {
+                        // the connection is closed with it
+                    }
+                }
+            }
+            LOG.warn("move {}: cutover attempt {} let go: {}", id, attempt, why);
+            save(stored.record().withHold(0, now()));
+            Thread.sleep(500L * attempt);
+        }
+        throw new IllegalStateException("the cutover did not succeed in " + context.attempts() + " attempts");
+    }
+
+    /** Null once every live router acknowledged hold {@code generation}; else why not. */
+    private String holdAcknowledged(int generation) throws Exception {
+        long deadline = System.nanoTime() + context.ackTimeout().toNanos();
+        List<String> missing;
+        do {
+            List<String> acknowledged = context.log().acknowledged(id, generation);
+            missing = new ArrayList<>();
+            for (LiveRouter router : context.store().liveRouters()) {
+                if (!acknowledged.contains(router.id())) {
+                    missing.add(router.id());
+                }
+            }
+            if (missing.isEmpty()) {
+                return null;
+            }
+            Thread.sleep(5);
+        } while (System.nanoTime() < deadline);
+        return "routers " + missing + " did not hold the tables within " + context.ackTimeout();
+    }
+
+    private void failIfTailFailed(SourceMove move) {
+        move.failure().ifPresent(f -> {
+            throw new IllegalStateException("the binary log catch-up of " + move + " stopped: " + f.getMessage(), f);
+        });
+    }
+
+    private ConfigVersion currentConfig() {
+        return context.store().current().orElseThrow(() -> new IllegalStateException("no configuration version"));
+    }
+
+    private String checkpoint(String key) {
+        return stored.record().checkpoints().get(key);
+    }
+
+    private void checkpoint(String key, String value, boolean now) throws Exception {
+        Map<String, String> checkpoints = new HashMap<>(stored.record().checkpoints());
+        checkpoints.put(key, value);
+        Map<String, Long> progress = new HashMap<>(stored.record().progress());
+        progress.put("rows_copied", rowsCopied.get());
+        MoveRecord next = stored.record().withProgress(progress, checkpoints, now());
+        if (now || System.nanoTime() - lastSave > SAVE_EVERY.toNanos()) {
+            save(next);
+        } else {
+            stored = new MoveLog.Stored(next, stored.version()); // saved with the next save
+        }
+    }
+
+    private void saveApplied(boolean now) throws Exception {
+        for (Map.Entry<Integer, BinlogPosition> e : applied.entrySet()) {
+            checkpoint("applied." + e.getKey(), e.getValue().toString(), false);
+        }
+        Map<String, Long> progress = new HashMap<>(stored.record().progress());
+        long rows = 0;
+        for (SourceMove move : sources.values()) {
+            rows += move.tail() == null ? 0 : move.tail().rows();
+        }
+        progress.put("binlog_rows", rows);
+        MoveRecord next = stored.record().withProgress(progress, stored.record().checkpoints(), now());
+        if (now || System.nanoTime() - lastSave > SAVE_EVERY.toNanos()) {
+            save(next);
+        } else {
+            stored = new MoveLog.Stored(next, stored.version());
+        }
+    }
+
+    private void progress(String name, long value) throws Exception {
+        Map<String, Long> progress = new HashMap<>(stored.record().progress());
+        progress.put(name, value);
+        save(stored.record().withProgress(progress, stored.record().checkpoints(), now()));
+    }
+
+    /** Stores {@code next}; when someone else changed the record, re-reads it and stops unless still active. */
+    private void save(MoveRecord next) throws Exception {
+        try {
+            stored = context.log().update(next, stored.version());
+            lastSave = System.nanoTime();
+        } catch (KeeperException.BadVersionException e) {
+            MoveLog.Stored now = context.log().get(id);
+            if (now == null || !now.record().active()) {
+                throw new Stopped("stopped: the move is "
+                        + (now == null ? "gone" : now.record().state()));
+            }
+            throw new IllegalStateException("another writer changed move " + id + " (two routers run it?)", e);
+        }
+    }
+
+    private void fail(String why) {
+        try {
+            MoveLog.Stored now = context.log().get(id);
+            if (now != null && now.record().active()) {
+                context.log().update(now.record().failed(why, now()), now.version());
+            }
+        } catch (Exception e) {
+            LOG.error("move {}: cannot record its failure", id, e);
+        }
+    }
+
+    private static long now() {
+        return System.currentTimeMillis();
+    }
+}

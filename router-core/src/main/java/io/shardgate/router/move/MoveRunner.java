@@ -1,0 +1,200 @@
+package io.shardgate.router.move;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shardgate.admin.http.MoveControl;
+import io.shardgate.admin.store.ConfigDocuments;
+import io.shardgate.admin.store.ConfigVersion;
+import io.shardgate.move.BucketMove;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts moves (for the admin interfaces) and runs them: one router of the cluster is the mover
+ * (a Curator leader latch); it looks for active moves every second and runs each in a {@link
+ * MoveJob} of its own, resuming where the record stands. When the mover dies, another router takes
+ * the latch and the moves resume there.
+ */
+public final class MoveRunner implements MoveControl, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MoveRunner.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern BUCKETS = Pattern.compile("\\s*(\\d{1,9})\\s*-\\s*(\\d{1,9})\\s*");
+
+    private final MoveContext context;
+    private final IntPredicate hostgroupExists;
+    private final LeaderLatch latch;
+    private final Set<String> running = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService scan =
+            Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "shardgate-mover"));
+    private final ExecutorService jobs = Executors.newCachedThreadPool(r -> daemon(r, "shardgate-move-job"));
+
+    public MoveRunner(
+            MoveContext context, IntPredicate hostgroupExists, CuratorFramework client, String root, String routerId) {
+        this.context = context;
+        this.hostgroupExists = hostgroupExists;
+        this.latch = new LeaderLatch(client, root + "/moves-leader", routerId);
+    }
+
+    public void start() throws Exception {
+        latch.start();
+        scan.scheduleWithFixedDelay(this::scan, 1, 1, TimeUnit.SECONDS);
+    }
+
+    private void scan() {
+        if (!latch.hasLeadership()) {
+            return;
+        }
+        try {
+            for (MoveLog.Stored s : context.log().list()) {
+                String id = s.record().id();
+                if (s.record().active() && running.add(id)) {
+                    jobs.execute(() -> {
+                        try {
+                            new MoveJob(id, context).run();
+                        } finally {
+                            running.remove(id);
+                        }
+                    });
+                }
+            }
+        } catch (Exception e) {
+            LOG.warn("cannot list the moves: {}", e.toString());
+        }
+    }
+
+    @Override
+    public String start(String schema, String table, String buckets, int to) throws Exception {
+        Matcher m = BUCKETS.matcher(buckets);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("buckets must be a range like \"512-1023\" (moves of whole tables"
+                    + " and range splits are not built yet), was \"" + buckets + "\"");
+        }
+        if (!hostgroupExists.test(to)) {
+            throw new IllegalArgumentException("hostgroup " + to + " is not declared: add it to the hostgroups first");
+        }
+        ConfigVersion running = context.store()
+                .current()
+                .orElseThrow(() -> new IllegalStateException("no configuration version loaded yet"));
+        BucketMove.Planned planned = BucketMove.plan(
+                running.documents().get(ConfigDocuments.SCHEMAS),
+                schema,
+                table,
+                Integer.parseInt(m.group(1)),
+                Integer.parseInt(m.group(2)),
+                to);
+        for (MoveLog.Stored s : context.log().list()) {
+            MoveRecord other = s.record();
+            if (other.active()
+                    && other.schema().equalsIgnoreCase(schema)
+                    && !java.util.Collections.disjoint(lower(other.tables()), lower(planned.tables()))) {
+                throw new IllegalStateException("move " + other.id() + " of " + other.tables() + " is under way");
+            }
+        }
+        long now = System.currentTimeMillis();
+        MoveLog.Stored created = context.log()
+                .create(new MoveRecord(
+                        null,
+                        schema,
+                        planned.tables(),
+                        planned.sources(),
+                        to,
+                        m.group(1) + "-" + m.group(2),
+                        "copying",
+                        0,
+                        null,
+                        now,
+                        now,
+                        Map.of(),
+                        Map.of(),
+                        0));
+        LOG.info(
+                "move {} started: {}.{} buckets {} from {} to hostgroup {}",
+                created.record().id(),
+                schema,
+                planned.tables(),
+                buckets,
+                planned.sources(),
+                to);
+        return created.record().id();
+    }
+
+    private static List<String> lower(List<String> names) {
+        return names.stream().map(n -> n.toLowerCase(java.util.Locale.ROOT)).toList();
+    }
+
+    @Override
+    public List<Map<String, Object>> list() throws Exception {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (MoveLog.Stored s : context.log().list()) {
+            out.add(shown(s.record()));
+        }
+        return out;
+    }
+
+    @Override
+    public Map<String, Object> get(String id) throws Exception {
+        MoveLog.Stored s = context.log().get(id);
+        return s == null ? null : shown(s.record());
+    }
+
+    @Override
+    public void cancel(String id) throws Exception {
+        while (true) {
+            MoveLog.Stored s = context.log().get(id);
+            if (s == null) {
+                throw new IllegalArgumentException("no move " + id);
+            }
+            if (!s.record().active()) {
+                throw new IllegalStateException(
+                        "move " + id + " is " + s.record().state() + " already");
+            }
+            if (s.record().state().equals("cutting_over")) {
+                throw new IllegalStateException("move " + id + " is cutting over: it ends within seconds, done or"
+                        + " back to catching up; cancel it then");
+            }
+            try {
+                context.log().update(s.record().withState("cancelled", System.currentTimeMillis()), s.version());
+                return;
+            } catch (org.apache.zookeeper.KeeperException.BadVersionException raced) {
+                // the mover saved progress meanwhile: try again on the new record
+            }
+        }
+    }
+
+    private static Map<String, Object> shown(MoveRecord record) {
+        Map<String, Object> map = JSON.convertValue(record, new TypeReference<Map<String, Object>>() {});
+        map.remove("checkpoints"); // resume positions: the mover's business
+        return map;
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    @Override
+    public void close() {
+        scan.shutdownNow();
+        jobs.shutdownNow();
+        try {
+            latch.close();
+        } catch (Exception e) {
+            LOG.debug("closing the mover's latch: {}", e.toString());
+        }
+    }
+}
