@@ -190,13 +190,7 @@ public final class AdminHttpServer implements AutoCloseable {
         }
         Counter.builder("shardgate.admin.http.requests")
                 .description("Requests to the HTTP control endpoint")
-                .tag(
-                        "path",
-                        PATHS.contains(path)
-                                        || CacheEndpoint.PATHS.contains(path)
-                                        || TransactionsEndpoint.PATHS.contains(path)
-                                ? path
-                                : "other")
+                .tag("path", pathTag(path))
                 .tag("status", Integer.toString(status))
                 .register(metrics)
                 .increment();
@@ -239,6 +233,19 @@ public final class AdminHttpServer implements AutoCloseable {
             case "/api/status" -> status(exchange);
             default -> put ? putConfig(exchange) : getConfig(exchange);
         };
+    }
+
+    /** The path as the request counter names it: one value per route (a move's id is not a tag). */
+    private static String pathTag(String path) {
+        if (PATHS.contains(path) || CacheEndpoint.PATHS.contains(path) || TransactionsEndpoint.PATHS.contains(path)) {
+            return path;
+        }
+        if (MovesEndpoint.handles(path)) {
+            return path.equals("/api/moves")
+                    ? path
+                    : path.endsWith("/cancel") ? "/api/moves/{id}/cancel" : "/api/moves/{id}";
+        }
+        return "other";
     }
 
     private int cache(HttpExchange exchange, String path, String method) throws IOException {
