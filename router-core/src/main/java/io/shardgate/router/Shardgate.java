@@ -376,7 +376,9 @@ public final class Shardgate implements AutoCloseable {
                     id);
             int httpPort;
             try {
-                moveRunner.start();
+                if (settings.runMoves()) {
+                    moveRunner.start();
+                }
                 httpPort = control.startHttp(
                         new InetSocketAddress(settings.bind(), settings.httpPort()),
                         metrics.registry(),
@@ -628,6 +630,11 @@ public final class Shardgate implements AutoCloseable {
     }
 
     /** The port MySQL clients connect to (useful when the config asked for port 0). */
+    /** Whether this router is the cluster's mover now (it runs the moves: docs/moves.md). */
+    public boolean runsMoves() {
+        return moveRunner.leading();
+    }
+
     /** The moves this router follows and the statements waiting for a cutover. */
     public MoveHolds moveHolds() {
         return moveWatch.holds();

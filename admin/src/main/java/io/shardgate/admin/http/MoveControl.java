@@ -10,13 +10,14 @@ import java.util.Map;
 public interface MoveControl {
     /**
      * Starts moving buckets {@code buckets} ({@code "lo-hi"}) of {@code schema.table} (and the tables
-     * bound to it) to hostgroup {@code to}; returns the move's id.
+     * bound to it) to hostgroup {@code to}, the copy reading at most {@code copyRowsPerSecond} source
+     * rows a second (0: no limit); returns the move's id.
      *
      * @throws IllegalArgumentException when the request is not a move the rules allow (the message
      *     says why)
      * @throws IllegalStateException when another move of those tables is under way
      */
-    String start(String schema, String table, String buckets, int to) throws Exception;
+    String start(String schema, String table, String buckets, int to, long copyRowsPerSecond) throws Exception;
 
     /** Every move, oldest first, as {@link #get} shows one. */
     List<Map<String, Object>> list() throws Exception;

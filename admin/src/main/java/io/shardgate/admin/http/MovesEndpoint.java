@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * POST /api/moves               {"schema": "shop", "table": "orders", "buckets": "512-1023", "to": 30}  202 {"id": "m-0000000001"}
+ *                               (optional "copy_rows_per_second": the copy's read rate limit)
  * GET  /api/moves               {"moves": [{...}, ...]}
  * GET  /api/moves/{id}          {"id": ..., "state": "copying", "progress": {...}, ...}
  * POST /api/moves/{id}/cancel   200 {"id": ..., "state": "cancelled"}
@@ -108,7 +109,9 @@ final class MovesEndpoint {
                 || !request.path("schema").isTextual()
                 || !request.path("table").isTextual()
                 || !request.path("buckets").isTextual()
-                || !request.path("to").canConvertToInt()) {
+                || !request.path("to").canConvertToInt()
+                || (request.has("copy_rows_per_second")
+                        && !request.get("copy_rows_per_second").canConvertToLong())) {
             return new CacheEndpoint.Answer(
                     400,
                     ConfigJson.error(
@@ -118,7 +121,8 @@ final class MovesEndpoint {
                 request.get("schema").asText(),
                 request.get("table").asText(),
                 request.get("buckets").asText(),
-                request.get("to").asInt());
+                request.get("to").asInt(),
+                request.path("copy_rows_per_second").asLong(0));
         ObjectNode answer = JSON.createObjectNode();
         answer.put("id", id);
         return new CacheEndpoint.Answer(202, answer);

@@ -47,6 +47,8 @@ import java.util.Set;
  * @param drainTimeoutMillis on SIGTERM (graceful drain): how long sessions in a transaction may
  *     take to end it before they are closed (idle sessions are closed at once, the others between
  *     statements)
+ * @param runMoves whether this router may run online moves (be the cluster's mover, docs/moves.md);
+ *     every router follows the moves either way (holds, DDL refusal)
  */
 public record ServerSettings(
         String bind,
@@ -70,7 +72,8 @@ public record ServerSettings(
         Integer loginFailureWindowMillis,
         Boolean readyRequiresOnlineBackends,
         Integer schemaTrackingIntervalMillis,
-        Integer drainTimeoutMillis) {
+        Integer drainTimeoutMillis,
+        Boolean runMoves) {
 
     static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
 
@@ -97,12 +100,13 @@ public record ServerSettings(
         readyRequiresOnlineBackends = readyRequiresOnlineBackends != null && readyRequiresOnlineBackends;
         schemaTrackingIntervalMillis = schemaTrackingIntervalMillis == null ? 60_000 : schemaTrackingIntervalMillis;
         drainTimeoutMillis = drainTimeoutMillis == null ? 30_000 : drainTimeoutMillis;
+        runMoves = runMoves == null || runMoves;
     }
 
     static ServerSettings defaults() {
         return new ServerSettings(
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null);
+                null, null, null, null, null, null);
     }
 
     List<String> validate() {

@@ -225,15 +225,36 @@ final class MoveJob implements Runnable {
                 String stored = checkpoint(key);
                 TableCopy.Progress from = stored == null ? TableCopy.Progress.START : ProgressCodec.decode(stored);
                 long[] counted = {from.rowsCopied()};
+                long started = System.nanoTime();
+                long readBefore = from.rowsRead();
                 move.copy(table, from, context.chunkRows(), p -> {
                     rowsCopied.addAndGet(p.rowsCopied() - counted[0]);
                     counted[0] = p.rowsCopied();
+                    throttle(p.rowsRead() - readBefore, started);
                     try {
                         checkpoint(key, ProgressCodec.encode(p), p.done());
                     } catch (Exception failure) {
                         throw new SQLException("cannot store the copy's progress: " + failure, failure);
                     }
                 });
+            }
+        }
+    }
+
+    /** Sleeps as long as the copy is ahead of the move's {@code copyRowsPerSecond}. */
+    private void throttle(long rowsRead, long startedNanos) throws SQLException {
+        long limit = stored.record().copyRowsPerSecond();
+        if (limit <= 0) {
+            return;
+        }
+        long dueNanos = startedNanos + rowsRead * 1_000_000_000L / limit;
+        long ahead = dueNanos - System.nanoTime();
+        if (ahead > 0) {
+            try {
+                Thread.sleep(ahead / 1_000_000, (int) (ahead % 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SQLException("interrupted", e);
             }
         }
     }

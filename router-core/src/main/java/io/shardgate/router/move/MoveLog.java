@@ -62,6 +62,7 @@ public final class MoveLog {
                 draft.sources(),
                 draft.target(),
                 draft.what(),
+                draft.copyRowsPerSecond(),
                 draft.state(),
                 draft.holdGeneration(),
                 draft.error(),

@@ -16,6 +16,7 @@ import java.util.Set;
  * @param sources the hostgroups rows leave
  * @param target the hostgroup they go to
  * @param what the operator's request: {@code "lo-hi"} buckets, {@code "table"} or {@code "range"}
+ * @param copyRowsPerSecond the most source rows the copy reads per second (0: as fast as it goes)
  * @param state one of {@link #STATES}
  * @param holdGeneration 0 while the routers run the tables' statements; n > 0 while cutover attempt
  *     n holds them (each router acknowledges the generation it holds: {@link MoveLog#acknowledge})
@@ -36,6 +37,7 @@ public record MoveRecord(
         List<Integer> sources,
         int target,
         String what,
+        long copyRowsPerSecond,
         String state,
         int holdGeneration,
         String error,
@@ -80,6 +82,7 @@ public record MoveRecord(
                 sources,
                 target,
                 what,
+                copyRowsPerSecond,
                 next,
                 holdGeneration,
                 error,
@@ -99,6 +102,7 @@ public record MoveRecord(
                 sources,
                 target,
                 what,
+                copyRowsPerSecond,
                 state,
                 generation,
                 error,
@@ -118,6 +122,7 @@ public record MoveRecord(
                 sources,
                 target,
                 what,
+                copyRowsPerSecond,
                 "failed",
                 0,
                 why,
@@ -138,6 +143,7 @@ public record MoveRecord(
                 sources,
                 target,
                 what,
+                copyRowsPerSecond,
                 state,
                 holdGeneration,
                 error,
@@ -157,6 +163,7 @@ public record MoveRecord(
                 sources,
                 target,
                 what,
+                copyRowsPerSecond,
                 "done",
                 0,
                 null,

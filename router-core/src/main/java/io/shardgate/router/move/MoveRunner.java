@@ -49,9 +49,15 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
         this.latch = new LeaderLatch(client, root + "/moves-leader", routerId);
     }
 
+    /** Takes part in the mover's election (a router with {@code server.run_moves: false} does not). */
     public void start() throws Exception {
         latch.start();
         scan.scheduleWithFixedDelay(this::scan, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /** Whether this router is the cluster's mover now. */
+    public boolean leading() {
+        return latch.hasLeadership();
     }
 
     private void scan() {
@@ -77,7 +83,10 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
     }
 
     @Override
-    public String start(String schema, String table, String buckets, int to) throws Exception {
+    public String start(String schema, String table, String buckets, int to, long copyRowsPerSecond) throws Exception {
+        if (copyRowsPerSecond < 0) {
+            throw new IllegalArgumentException("copy_rows_per_second must be 0 (no limit) or positive");
+        }
         Matcher m = BUCKETS.matcher(buckets);
         if (!m.matches()) {
             throw new IllegalArgumentException("buckets must be a range like \"512-1023\" (moves of whole tables"
@@ -113,6 +122,7 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
                         planned.sources(),
                         to,
                         m.group(1) + "-" + m.group(2),
+                        copyRowsPerSecond,
                         "copying",
                         0,
                         null,
@@ -191,6 +201,9 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
     public void close() {
         scan.shutdownNow();
         jobs.shutdownNow();
+        if (latch.getState() != LeaderLatch.State.STARTED) {
+            return;
+        }
         try {
             latch.close();
         } catch (Exception e) {

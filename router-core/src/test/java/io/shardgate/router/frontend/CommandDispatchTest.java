@@ -50,6 +50,7 @@ class CommandDispatchTest {
                 null,
                 null,
                 null,
+                null,
                 null);
         return new FrontendServices(
                 settings,
