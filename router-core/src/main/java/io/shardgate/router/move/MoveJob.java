@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,15 +58,18 @@ final class MoveJob implements Runnable {
 
     private final String id;
     private final MoveContext context;
+    private final BooleanSupplier leading;
     private final Map<Integer, SourceMove> sources = new LinkedHashMap<>();
     private final Map<Integer, BinlogPosition> applied = new ConcurrentHashMap<>();
     private final AtomicLong rowsCopied = new AtomicLong();
     private MoveLog.Stored stored;
     private long lastSave;
 
-    MoveJob(String id, MoveContext context) {
+    /** @param leading whether this router is still the cluster's mover (a job that lost it never fails the move) */
+    MoveJob(String id, MoveContext context, BooleanSupplier leading) {
         this.id = id;
         this.context = context;
+        this.leading = leading;
     }
 
     /**
@@ -98,6 +102,11 @@ final class MoveJob implements Runnable {
         } catch (Switched e) {
             LOG.error("move {}: {}", id, e.getMessage(), e.getCause());
         } catch (Exception | AssertionError e) {
+            if (Thread.currentThread().isInterrupted() || !leading.getAsBoolean()) {
+                // this router stops (or lost the latch): the move is not failed, the next mover resumes it
+                LOG.info("move {}: stopped on this router ({}); the cluster's next mover resumes it", id, e.toString());
+                return;
+            }
             LOG.error("move {} failed", id, e);
             fail(e.getMessage() == null ? e.toString() : e.getMessage());
         } finally {

@@ -38,6 +38,7 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
     private final IntPredicate hostgroupExists;
     private final LeaderLatch latch;
     private final Set<String> running = ConcurrentHashMap.newKeySet();
+    private volatile boolean closing;
     private final ScheduledExecutorService scan =
             Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "shardgate-mover"));
     private final ExecutorService jobs = Executors.newCachedThreadPool(r -> daemon(r, "shardgate-move-job"));
@@ -55,9 +56,9 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
         scan.scheduleWithFixedDelay(this::scan, 1, 1, TimeUnit.SECONDS);
     }
 
-    /** Whether this router is the cluster's mover now. */
+    /** Whether this router is the cluster's mover now (not while it stops). */
     public boolean leading() {
-        return latch.hasLeadership();
+        return !closing && latch.hasLeadership();
     }
 
     private void scan() {
@@ -70,7 +71,7 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
                 if (s.record().active() && running.add(id)) {
                     jobs.execute(() -> {
                         try {
-                            new MoveJob(id, context).run();
+                            new MoveJob(id, context, this::leading).run();
                         } finally {
                             running.remove(id);
                         }
@@ -199,6 +200,7 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         scan.shutdownNow();
         jobs.shutdownNow();
         if (latch.getState() != LeaderLatch.State.STARTED) {
