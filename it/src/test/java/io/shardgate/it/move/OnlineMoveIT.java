@@ -6,9 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shardgate.it.Driver;
 import io.shardgate.it.server.MariaDbServer;
+import io.shardgate.router.Main;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.RouterConfig;
 import io.shardgate.sharding.rule.KeyHash;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,6 +40,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * Online resharding end to end: hostgroup 30 joins a cluster of two shards and takes buckets 12-15 of
@@ -132,9 +136,33 @@ class OnlineMoveIT {
             Thread.sleep(20);
         }
 
-        JsonNode started =
-                post("/api/moves", "{\"schema\": \"shop\", \"table\": \"orders\", \"buckets\": \"12-15\", \"to\": 30}");
-        String id = started.get("id").asText();
+        // started through the command line, which waits for the end and prints each state
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int exit = cli.execute(
+                "admin",
+                "move",
+                "start",
+                "--url",
+                "http://127.0.0.1:" + router.httpPort(),
+                "--schema",
+                "shop",
+                "--table",
+                "orders",
+                "--buckets",
+                "12-15",
+                "--to",
+                "30",
+                "--wait");
+        assertThat(exit).as("%s%s", out, err).isZero();
+        assertThat(out.toString())
+                .contains(" started")
+                .contains("  done  shop.[\"orders\"]  buckets 12-15  [20] -> 30");
+        String id = out.toString()
+                .substring(out.toString().indexOf("m-"), out.toString().indexOf(" started"));
         JsonNode move = awaitEnd(id);
         long writesAtEnd = writes.get();
         while (writes.get() < writesAtEnd + 200) {
@@ -273,16 +301,6 @@ class OnlineMoveIT {
             }
         }
         return n;
-    }
-
-    private static JsonNode post(String path, String body) throws Exception {
-        HttpResponse<String> r = http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.httpPort() + path))
-                        .POST(HttpRequest.BodyPublishers.ofString(body))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
-        return JSON.readTree(r.body());
     }
 
     private static JsonNode get(String path) throws Exception {

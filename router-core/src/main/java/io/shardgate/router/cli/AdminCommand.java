@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
             AdminCommand.Status.class,
             AdminCommand.Show.class,
             AdminCommand.Validate.class,
-            AdminCommand.Apply.class
+            AdminCommand.Apply.class,
+            MoveCommand.class
         })
 public final class AdminCommand implements Runnable {
     private static final ObjectMapper JSON = new ObjectMapper();

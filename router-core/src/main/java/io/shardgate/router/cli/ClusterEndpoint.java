@@ -18,6 +18,14 @@ interface ClusterEndpoint extends AutoCloseable {
     /** Validates and publishes; 200 with the new version, 400 problems, 409 conflict, 503 unreachable. */
     Answer publish(OptionalLong basedOn, ConfigDocuments documents) throws Exception;
 
+    /**
+     * A request to the moves' routes ({@code /api/moves...}, docs/moves.md); only a router runs
+     * moves, so only the HTTP endpoint answers.
+     */
+    default Answer moves(String method, String path, JsonNode body) throws Exception {
+        throw new IllegalStateException("moves are run by the routers: give a router's HTTP endpoint with --url");
+    }
+
     @Override
     default void close() {}
 }

@@ -45,6 +45,17 @@ final class HttpClusterEndpoint implements ClusterEndpoint {
                 .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))));
     }
 
+    @Override
+    public Answer moves(String method, String path, JsonNode body) throws Exception {
+        return send(HttpRequest.newBuilder(base.resolve(path))
+                .header("Content-Type", "application/json")
+                .method(
+                        method,
+                        body == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))));
+    }
+
     private Answer send(HttpRequest.Builder request) throws Exception {
         HttpResponse<String> response;
         try {

@@ -160,4 +160,35 @@ class AdminCommandTest {
             CapturedEvents.restoreZooKeeperLevels();
         }
     }
+
+    @Test
+    void movesAreStartedListedAndShownThroughTheHttpApi() {
+        Run none = admin("move", "list", "--url", url());
+        assertThat(none.exit()).as(none.err()).isZero();
+        assertThat(none.out()).isEmpty();
+
+        Run refused = admin(
+                "move",
+                "start",
+                "--url",
+                url(),
+                "--schema",
+                "shop",
+                "--table",
+                "place",
+                "--buckets",
+                "0-1",
+                "--to",
+                "20");
+        assertThat(refused.exit()).isEqualTo(1);
+        assertThat(refused.err()).contains("400").contains("not sharded by hash");
+
+        Run unknown = admin("move", "show", "--url", url(), "m-0000000009");
+        assertThat(unknown.exit()).isEqualTo(1);
+        assertThat(unknown.err()).contains("404 no move m-0000000009");
+
+        Run usage = admin("move", "start", "--url", url(), "--schema", "shop");
+        assertThat(usage.exit()).isEqualTo(2);
+        assertThat(usage.err()).contains("Missing required options");
+    }
 }

@@ -1,0 +1,199 @@
+package io.shardgate.router.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code shardgate admin move}: online resharding from the command line, over a router's HTTP API
+ * (docs/moves.md). Exit codes: 0 done, 1 refused, failed or unreachable, 2 usage.
+ */
+@Command(
+        name = "move",
+        mixinStandardHelpOptions = true,
+        description = "Online resharding: start, list, show and cancel moves of hash buckets (docs/moves.md).",
+        subcommands = {
+            MoveCommand.Start.class,
+            MoveCommand.ListMoves.class,
+            MoveCommand.Show.class,
+            MoveCommand.Cancel.class
+        })
+final class MoveCommand implements Runnable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> ENDED = Set.of("done", "failed", "cancelled");
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    /** Prints an answer that is not a success; returns the exit code. */
+    private static int failed(ClusterEndpoint.Answer answer, PrintWriter err) {
+        err.println("shardgate admin move: " + answer.status() + " "
+                + answer.body().path("error").asText());
+        return 1;
+    }
+
+    /** One line of a move: id, state, what moves where, progress. */
+    static String line(JsonNode m) {
+        return m.path("id").asText() + "  " + m.path("state").asText() + "  "
+                + m.path("schema").asText() + "."
+                + m.path("tables") + "  buckets " + m.path("what").asText() + "  " + m.path("sources") + " -> "
+                + m.path("target").asInt() + "  " + m.path("progress")
+                + (m.hasNonNull("error") ? "  error: " + m.path("error").asText() : "");
+    }
+
+    @Command(name = "start", mixinStandardHelpOptions = true, description = "Start moving buckets to a hostgroup.")
+    static final class Start implements Callable<Integer> {
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Mixin
+        AdminCommand.Target target = new AdminCommand.Target();
+
+        @Option(names = "--schema", required = true, description = "the table's schema")
+        String schema;
+
+        @Option(names = "--table", required = true, description = "a hash-sharded table (its binding group moves too)")
+        String table;
+
+        @Option(names = "--buckets", required = true, paramLabel = "LO-HI", description = "the buckets, e.g. 512-1023")
+        String buckets;
+
+        @Option(names = "--to", required = true, paramLabel = "HOSTGROUP", description = "the hostgroup they go to")
+        int to;
+
+        @Option(
+                names = "--copy-rows-per-second",
+                paramLabel = "N",
+                description = "the most source rows the copy reads a second (default: no limit)",
+                defaultValue = "0")
+        long copyRowsPerSecond;
+
+        @Option(names = "--wait", description = "wait until the move ends, printing its state as it changes")
+        boolean await;
+
+        @Override
+        public Integer call() throws Exception {
+            try (ClusterEndpoint endpoint = target.open(null)) {
+                ObjectNode body = JSON.createObjectNode()
+                        .put("schema", schema)
+                        .put("table", table)
+                        .put("buckets", buckets)
+                        .put("to", to)
+                        .put("copy_rows_per_second", copyRowsPerSecond);
+                ClusterEndpoint.Answer answer = endpoint.moves("POST", "/api/moves", body);
+                if (answer.status() != 202) {
+                    return failed(answer, spec.commandLine().getErr());
+                }
+                String id = answer.body().path("id").asText();
+                PrintWriter out = spec.commandLine().getOut();
+                out.println("move " + id + " started");
+                if (!await) {
+                    return 0;
+                }
+                String shown = null;
+                while (true) {
+                    ClusterEndpoint.Answer now = endpoint.moves("GET", "/api/moves/" + id, null);
+                    if (now.status() != 200) {
+                        return failed(now, spec.commandLine().getErr());
+                    }
+                    String state = now.body().path("state").asText();
+                    if (!state.equals(shown)) {
+                        out.println(line(now.body()));
+                        shown = state;
+                    }
+                    if (ENDED.contains(state)) {
+                        return state.equals("done") ? 0 : 1;
+                    }
+                    Thread.sleep(Duration.ofMillis(500).toMillis());
+                }
+            }
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Every move, oldest first.")
+    static final class ListMoves implements Callable<Integer> {
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Mixin
+        AdminCommand.Target target = new AdminCommand.Target();
+
+        @Override
+        public Integer call() throws Exception {
+            try (ClusterEndpoint endpoint = target.open(null)) {
+                ClusterEndpoint.Answer answer = endpoint.moves("GET", "/api/moves", null);
+                if (answer.status() != 200) {
+                    return failed(answer, spec.commandLine().getErr());
+                }
+                for (JsonNode m : answer.body().path("moves")) {
+                    spec.commandLine().getOut().println(line(m));
+                }
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true, description = "One move's record as JSON.")
+    static final class Show implements Callable<Integer> {
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Mixin
+        AdminCommand.Target target = new AdminCommand.Target();
+
+        @Parameters(paramLabel = "ID", description = "the move, e.g. m-0000000003")
+        String id;
+
+        @Override
+        public Integer call() throws Exception {
+            try (ClusterEndpoint endpoint = target.open(null)) {
+                ClusterEndpoint.Answer answer = endpoint.moves("GET", "/api/moves/" + id, null);
+                if (answer.status() != 200) {
+                    return failed(answer, spec.commandLine().getErr());
+                }
+                spec.commandLine()
+                        .getOut()
+                        .println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(answer.body()));
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancel a move (not while it cuts over).")
+    static final class Cancel implements Callable<Integer> {
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Mixin
+        AdminCommand.Target target = new AdminCommand.Target();
+
+        @Parameters(paramLabel = "ID", description = "the move, e.g. m-0000000003")
+        String id;
+
+        @Override
+        public Integer call() throws Exception {
+            try (ClusterEndpoint endpoint = target.open(null)) {
+                ClusterEndpoint.Answer answer = endpoint.moves("POST", "/api/moves/" + id + "/cancel", null);
+                if (answer.status() != 200) {
+                    return failed(answer, spec.commandLine().getErr());
+                }
+                spec.commandLine().getOut().println("move " + id + " cancelled");
+                return 0;
+            }
+        }
+    }
+}
