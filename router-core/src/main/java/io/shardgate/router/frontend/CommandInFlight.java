@@ -10,6 +10,7 @@ import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.StatementEffects;
+import io.shardgate.router.twophase.ReadOnlyStatement;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Consumer;
@@ -157,6 +158,11 @@ final class CommandInFlight {
                     state.transaction().reached();
                     if (state.transaction().xid() != null) {
                         lease.pin(XaCommit.BRANCH); // until XaCommit ends it, whatever the status flags say
+                        state.transaction()
+                                .ran(
+                                        lease.hostgroup().id(),
+                                        !ReadOnlyStatement.is(
+                                                session.statement().digest()));
                     }
                 }
                 retry.sent();

@@ -37,8 +37,13 @@ final class XaTransactionEnd {
 
     static void start(SessionPort session, List<BackendLease> reached, boolean commit) {
         Xid xid = session.transaction().xid();
-        XaCommit end =
-                new XaCommit(session.client().eventLoop(), session.services().twoPhase(), xid, reached, error -> {
+        XaCommit end = new XaCommit(
+                session.client().eventLoop(),
+                session.services().twoPhase(),
+                xid,
+                reached,
+                session.transaction().readOnlyBranches(),
+                error -> {
                     session.transaction().end();
                     session.finishRoutedWith(error);
                 });
