@@ -438,6 +438,7 @@ final class ScatterExecution {
             endError = error;
             endedOnEachShard();
         });
+        session.routedLossNote(xaEnd::lossNote);
         if (anyFailed) {
             xaEnd.rollback();
         } else {

@@ -65,6 +65,8 @@ final class XaCommit {
     private boolean deciding;
     /** The client's command was given up (the session closed): nothing more is sent. */
     private boolean abandoned;
+    /** What became of the transaction so far, for a lost connection's error ({@link #lossNote}). */
+    private String outcome = "rolled back: no branch was prepared";
 
     XaCommit(
             EventLoop loop,
@@ -95,6 +97,14 @@ final class XaCommit {
             }
         }
         onePhase(writer);
+    }
+
+    /**
+     * What the client hears with the error of a lost backend connection while this runs (the
+     * session then closes, see {@link #abandon}): the xid, the hostgroups and the outcome.
+     */
+    String lossNote() {
+        return "transaction " + xid.gtrid() + " (hostgroups " + hostgroups() + ") " + outcome;
     }
 
     /** ROLLBACK (the client's, or a failed statement's): every branch rolled back; always succeeds. */
@@ -153,6 +163,8 @@ final class XaCommit {
             then.accept(null);
             return;
         }
+        outcome = "outcome unknown: XA COMMIT ... ONE PHASE was sent to hostgroup "
+                + writer.hostgroup().id() + ", whose connection ended before it answered";
         run(writer, List.of("XA COMMIT " + branch(writer) + " ONE PHASE"), failure -> {
             if (failure == null) {
                 done(writer);
@@ -167,6 +179,7 @@ final class XaCommit {
     private void prepareAll() {
         pending = leases.size();
         prepareSent = true;
+        outcome = "rolled back: the resolver rolls back its prepared branches";
         for (BackendLease lease : leases) {
             run(lease, List.of("XA END " + branch(lease), "XA PREPARE " + branch(lease)), failure -> {
                 if (failure != null) {
@@ -185,6 +198,8 @@ final class XaCommit {
             return;
         }
         deciding = true;
+        outcome = "outcome unknown: its commit decision was being logged in ZooKeeper (the resolver finishes its"
+                + " prepared branches by the log)";
         twoPhase.log()
                 .logDecision(
                         xid,
@@ -207,6 +222,7 @@ final class XaCommit {
     }
 
     private void commitAll() {
+        outcome = "committed: the resolver commits its branches left prepared";
         pending = leases.size();
         for (BackendLease lease : leases) {
             run(lease, List.of("XA COMMIT " + branch(lease)), failure -> {
@@ -241,6 +257,9 @@ final class XaCommit {
      * although this router is alive.
      */
     private void rollbackAll(String reason) {
+        outcome = prepareSent
+                ? "rolled back: the resolver rolls back its prepared branches"
+                : "rolled back: no branch was prepared";
         List<Integer> unconfirmed = new ArrayList<>();
         List<BackendLease> ending = List.copyOf(open);
         if (ending.isEmpty()) {

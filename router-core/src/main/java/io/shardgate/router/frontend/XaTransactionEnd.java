@@ -48,6 +48,7 @@ final class XaTransactionEnd {
                     session.finishRoutedWith(error);
                 });
         session.startRouted(end::abandon);
+        session.routedLossNote(end::lossNote);
         reached.forEach(BackendLease::writing); // read-your-writes counts from the end of the transaction
         if (commit) {
             end.commit();
