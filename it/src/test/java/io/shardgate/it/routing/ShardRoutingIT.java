@@ -274,6 +274,29 @@ class ShardRoutingIT {
         }
         assertThat(ids(shard10, "accounts")).doesNotContain(a);
         assertThat(ids(shard20, "accounts")).doesNotContain(b);
+        // BEGIN as a server-side prepared statement (as sysbench sends it) does the same
+        try (Connection c = Driver.MARIADB.connect(
+                        router.mysqlPort(), SCHEMA, USER, PASSWORD, Map.of("useServerPrepStmts", "true"));
+                PreparedStatement begin = c.prepareStatement("BEGIN");
+                PreparedStatement insert =
+                        c.prepareStatement("INSERT INTO accounts (id, owner, balance) VALUES (?, 'prepared', 1)");
+                Statement s = c.createStatement()) {
+            begin.execute();
+            insert.setLong(1, a);
+            insert.executeUpdate();
+            insert.setLong(1, b);
+            insert.executeUpdate();
+            begin.execute();
+            assertThat(ids(shard10, "accounts")).contains(a);
+            assertThat(ids(shard20, "accounts")).contains(b);
+            s.executeUpdate("DELETE FROM accounts WHERE id = " + b);
+            s.execute("ROLLBACK");
+            assertThat(ids(shard20, "accounts"))
+                    .as("the new transaction's delete rolled back")
+                    .contains(b);
+            s.executeUpdate("DELETE FROM accounts WHERE id IN (" + a + ", " + b + ")");
+        }
+        assertThat(ids(shard20, "accounts")).doesNotContain(b);
     }
 
     @Test

@@ -302,8 +302,22 @@ class TwoPhaseCommitIT {
             s.execute("ROLLBACK");
             s.execute("SET autocommit = 1");
         }
+        // a BEGIN inside the XA transaction, as a server-side prepared statement too
+        try (Connection c = cluster.proxied(Driver.MARIADB, java.util.Map.of("useServerPrepStmts", "true"));
+                java.sql.PreparedStatement begin = c.prepareStatement("BEGIN");
+                Statement s = c.createStatement()) {
+            begin.execute();
+            s.executeUpdate("UPDATE accounts SET balance = 8 WHERE id = 1");
+            s.executeUpdate("UPDATE accounts SET balance = 8 WHERE id = 1001");
+            assertThatThrownBy(begin::execute)
+                    .isInstanceOfSatisfying(
+                            SQLException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(1235));
+            s.execute("ROLLBACK");
+        }
         assertThat(balance(1)).isEqualTo(100);
         assertThat(balance(1001)).isEqualTo(100);
+        assertThat(prepared(10)).isEmpty();
     }
 
     @Test
