@@ -126,7 +126,12 @@ final class FaultCluster implements AutoCloseable {
 
     /** Starts the in-process router. */
     Shardgate startRouter(String serverKeys, boolean monitored) throws IOException {
-        router = Shardgate.start(RouterConfig.parse(routerYaml(0, serverKeys, monitored)));
+        return startRouter(serverKeys, monitored, "");
+    }
+
+    /** Starts the in-process router, {@code tail} as in {@link #routerYaml(int, String, boolean, String)}. */
+    Shardgate startRouter(String serverKeys, boolean monitored, String tail) throws IOException {
+        router = Shardgate.start(RouterConfig.parse(routerYaml(0, serverKeys, monitored, tail)));
         return router;
     }
 

@@ -248,6 +248,58 @@ class ShardRoutingIT {
     }
 
     @Test
+    void aBeginInsideATransactionCommitsItOnEveryShardItReached() throws SQLException {
+        long a = firstKeyOn(shard10, 400);
+        long b = firstKeyOn(shard20, 400);
+        try (Connection c = proxied();
+                Statement s = c.createStatement()) {
+            for (String begin : List.of("BEGIN", "START TRANSACTION WITH CONSISTENT SNAPSHOT")) {
+                s.execute("BEGIN");
+                s.executeUpdate("INSERT INTO accounts (id, owner, balance) VALUES (" + a + ", 'implicit', 1)");
+                s.executeUpdate("INSERT INTO accounts (id, owner, balance) VALUES (" + b + ", 'implicit', 1)");
+                assertThat(ids(shard20, "accounts")).doesNotContain(b);
+                s.execute(begin); // MySQL: an implicit COMMIT of the open transaction, then a new one
+                assertThat(ids(shard10, "accounts")).as(begin).contains(a);
+                assertThat(ids(shard20, "accounts")).as(begin).contains(b);
+                // the new transaction is a new one on both shards: its rollback undoes only its own work
+                s.executeUpdate("UPDATE accounts SET balance = 2 WHERE id IN (" + a + ", " + b + ")");
+                s.execute("ROLLBACK");
+                try (ResultSet rs =
+                        s.executeQuery("SELECT SUM(balance) FROM accounts WHERE id IN (" + a + ", " + b + ")")) {
+                    rs.next();
+                    assertThat(rs.getLong(1)).as(begin).isEqualTo(2);
+                }
+                s.executeUpdate("DELETE FROM accounts WHERE id IN (" + a + ", " + b + ")");
+            }
+        }
+        assertThat(ids(shard10, "accounts")).doesNotContain(a);
+        assertThat(ids(shard20, "accounts")).doesNotContain(b);
+        // BEGIN as a server-side prepared statement (as sysbench sends it) does the same
+        try (Connection c = Driver.MARIADB.connect(
+                        router.mysqlPort(), SCHEMA, USER, PASSWORD, Map.of("useServerPrepStmts", "true"));
+                PreparedStatement begin = c.prepareStatement("BEGIN");
+                PreparedStatement insert =
+                        c.prepareStatement("INSERT INTO accounts (id, owner, balance) VALUES (?, 'prepared', 1)");
+                Statement s = c.createStatement()) {
+            begin.execute();
+            insert.setLong(1, a);
+            insert.executeUpdate();
+            insert.setLong(1, b);
+            insert.executeUpdate();
+            begin.execute();
+            assertThat(ids(shard10, "accounts")).contains(a);
+            assertThat(ids(shard20, "accounts")).contains(b);
+            s.executeUpdate("DELETE FROM accounts WHERE id = " + b);
+            s.execute("ROLLBACK");
+            assertThat(ids(shard20, "accounts"))
+                    .as("the new transaction's delete rolled back")
+                    .contains(b);
+            s.executeUpdate("DELETE FROM accounts WHERE id IN (" + a + ", " + b + ")");
+        }
+        assertThat(ids(shard20, "accounts")).doesNotContain(b);
+    }
+
+    @Test
     void aTransactionBeginsAndEndsOnlyOnTheShardsItsStatementsReach() throws SQLException {
         long b = firstKeyOn(shard20, 300);
         long[] before = {

@@ -114,6 +114,78 @@ class TwoPhaseCommitIT {
     }
 
     @Test
+    void aBranchThatOnlyReadNeedsNoPrepareNorDecision() throws Exception {
+        double before = committed();
+        long[] decisions = decisionNodes();
+        long prepares10 = xaPrepares(10);
+        long prepares20 = xaPrepares(20);
+        try (Connection c = cluster.proxied(Driver.MARIADB);
+                Statement s = c.createStatement()) {
+            // reads on shard 10 (one FOR UPDATE), a write on shard 20: one writer, one phase
+            s.execute("BEGIN");
+            try (ResultSet rs = s.executeQuery("SELECT balance FROM accounts WHERE id = 1 FOR UPDATE")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isEqualTo(100);
+            }
+            s.executeQuery("SELECT COUNT(*) FROM accounts WHERE id = 2").close();
+            s.executeUpdate("UPDATE accounts SET balance = balance + 10 WHERE id = 1001");
+            s.execute("COMMIT");
+            assertThat(balance(1001)).isEqualTo(110);
+            assertThat(balance(1)).isEqualTo(100);
+
+            // only reads on both shards: nothing to prepare either
+            s.execute("BEGIN");
+            s.executeQuery("SELECT balance FROM accounts WHERE id = 1").close();
+            s.executeQuery("SELECT balance FROM accounts WHERE id = 1002").close();
+            s.execute("COMMIT");
+
+            // the read-only branch's locks went with its commit: a direct writer is not blocked
+            cluster.onShard(
+                    10, "SET SESSION innodb_lock_wait_timeout = 5", "UPDATE accounts SET balance = 100 WHERE id = 1");
+            assertThat(committed()).as("no two-phase commit").isEqualTo(before);
+            assertThat(decisionNodeChanges(decisions))
+                    .as("no decision node created in ZooKeeper")
+                    .isZero();
+            assertThat(xaPrepares(10)).isEqualTo(prepares10);
+            assertThat(xaPrepares(20)).isEqualTo(prepares20);
+
+            // a write on both shards keeps the full protocol: PREPARE on each, a logged decision
+            s.execute("BEGIN");
+            s.executeQuery("SELECT balance FROM accounts WHERE id = 1").close();
+            s.executeUpdate("UPDATE accounts SET balance = balance - 5 WHERE id = 2");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 5 WHERE id = 1002");
+            s.execute("COMMIT");
+            assertThat(balance(2)).isEqualTo(95);
+            assertThat(balance(1002)).isEqualTo(105);
+            assertThat(committed()).isEqualTo(before + 1);
+            assertThat(decisionNodeChanges(decisions))
+                    .as("one decision node created, then deleted")
+                    .isEqualTo(2);
+            assertThat(xaPrepares(10)).isEqualTo(prepares10 + 1);
+            assertThat(xaPrepares(20)).isEqualTo(prepares20 + 1);
+
+            // a statement not known to be a read (here a stored function called by a SELECT) counts
+            // as a write: two writers, two phases
+            cluster.onShard(
+                    10,
+                    "CREATE OR REPLACE FUNCTION touch(i BIGINT) RETURNS INT MODIFIES SQL DATA BEGIN"
+                            + " UPDATE accounts SET balance = balance + 1 WHERE id = i; RETURN 1; END");
+            s.execute("BEGIN");
+            s.executeQuery("SELECT touch(1)").close();
+            s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 1002");
+            s.execute("COMMIT");
+            assertThat(balance(1)).isEqualTo(101);
+            assertThat(balance(1002)).isEqualTo(106);
+            assertThat(committed()).isEqualTo(before + 2);
+            assertThat(xaPrepares(10)).isEqualTo(prepares10 + 2);
+        } finally {
+            cluster.onShard(10, "DROP FUNCTION IF EXISTS touch");
+        }
+        assertThat(prepared(10)).isEmpty();
+        assertThat(prepared(20)).isEmpty();
+    }
+
+    @Test
     void aStatementFailingOnOneShardLeavesNoEffectOnEither() throws Exception {
         try (Connection c = cluster.proxied(Driver.MARIADB);
                 Statement s = c.createStatement()) {
@@ -230,8 +302,22 @@ class TwoPhaseCommitIT {
             s.execute("ROLLBACK");
             s.execute("SET autocommit = 1");
         }
+        // a BEGIN inside the XA transaction, as a server-side prepared statement too
+        try (Connection c = cluster.proxied(Driver.MARIADB, java.util.Map.of("useServerPrepStmts", "true"));
+                java.sql.PreparedStatement begin = c.prepareStatement("BEGIN");
+                Statement s = c.createStatement()) {
+            begin.execute();
+            s.executeUpdate("UPDATE accounts SET balance = 8 WHERE id = 1");
+            s.executeUpdate("UPDATE accounts SET balance = 8 WHERE id = 1001");
+            assertThatThrownBy(begin::execute)
+                    .isInstanceOfSatisfying(
+                            SQLException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(1235));
+            s.execute("ROLLBACK");
+        }
         assertThat(balance(1)).isEqualTo(100);
         assertThat(balance(1001)).isEqualTo(100);
+        assertThat(prepared(10)).isEmpty();
     }
 
     @Test
@@ -295,6 +381,56 @@ class TwoPhaseCommitIT {
     private static void prepareOnShard(int hostgroup, Xid xid, String sql) throws SQLException {
         String id = xid.sql(hostgroup);
         cluster.onShard(hostgroup, "XA START " + id, sql, "XA END " + id, "XA PREPARE " + id);
+    }
+
+    /** XA PREPAREs the shard has run since it started (its Com_xa_prepare status counter). */
+    private static long xaPrepares(int hostgroup) throws SQLException {
+        try (Connection c = cluster.direct(hostgroup);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Com_xa_prepare'")) {
+            assertThat(rs.next()).isTrue();
+            return rs.getLong(2);
+        }
+    }
+
+    private static final String DECISIONS = "/shardgate/default/transactions/decisions";
+
+    /** The router's decision log node: {children, child version}. */
+    private static long[] decisionNodes() throws Exception {
+        try (org.apache.curator.framework.CuratorFramework zk = zooKeeper()) {
+            org.apache.zookeeper.data.Stat stat = zk.checkExists().forPath(DECISIONS);
+            return stat == null ? new long[] {0, 0} : new long[] {stat.getNumChildren(), stat.getCversion()};
+        }
+    }
+
+    /**
+     * Creations and deletions of decision nodes since {@code before} ({@link #decisionNodes}), once
+     * the commit decisions logged since are deleted again (the child version counts both).
+     */
+    private static long decisionNodeChanges(long[] before) throws Exception {
+        try (org.apache.curator.framework.CuratorFramework zk = zooKeeper()) {
+            FaultWait.until("commit decisions deleted", () -> childrenOf(zk, DECISIONS) == before[0]);
+            org.apache.zookeeper.data.Stat stat = zk.checkExists().forPath(DECISIONS);
+            return (stat == null ? 0 : stat.getCversion()) - before[1];
+        }
+    }
+
+    private static org.apache.curator.framework.CuratorFramework zooKeeper() {
+        org.apache.curator.framework.CuratorFramework zk =
+                org.apache.curator.framework.CuratorFrameworkFactory.newClient(
+                        cluster.router.zooKeeperConnectString(), new org.apache.curator.retry.RetryOneTime(100));
+        zk.start();
+        return zk;
+    }
+
+    private static int childrenOf(org.apache.curator.framework.CuratorFramework zk, String path) {
+        try {
+            return zk.checkExists().forPath(path) == null
+                    ? 0
+                    : zk.getChildren().forPath(path).size();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static double committed() {

@@ -62,7 +62,7 @@ final class BackendLoss {
         end(
                 outcome,
                 nextSequenceId,
-                new ErrPacket(2013, "08S01", "Lost connection to backend during query: " + reason));
+                new ErrPacket(2013, "08S01", "Lost connection to backend during query: " + reason + note()));
     }
 
     /** The backend of {@code lease} stayed silent past the query timeout (see {@code RelayTarget#queryTimedOut}). */
@@ -76,7 +76,13 @@ final class BackendLoss {
         end(
                 loss.afterTimeout(),
                 nextSequenceId,
-                Errors.of(ErrorCode.ER_QUERY_TIMEOUT, ErrorCode.ER_QUERY_TIMEOUT.format() + ": " + reason));
+                Errors.of(ErrorCode.ER_QUERY_TIMEOUT, ErrorCode.ER_QUERY_TIMEOUT.format() + ": " + reason + note()));
+    }
+
+    /** The routed command's addition to a loss's error ("; transaction sg.5.12.7 ..."), or "". */
+    private String note() {
+        String note = command.lossNote();
+        return note == null ? "" : "; " + note;
     }
 
     /** The facts of a loss on {@code lease}, read before it is discarded. */

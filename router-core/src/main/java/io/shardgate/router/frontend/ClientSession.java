@@ -236,6 +236,11 @@ final class ClientSession implements SessionPort {
     }
 
     @Override
+    public void routedLossNote(java.util.function.Supplier<String> note) {
+        command.routedLossNote(note);
+    }
+
+    @Override
     public void waitsForMove() {
         command.waitsForMove(true);
     }

@@ -10,6 +10,7 @@ import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.StatementEffects;
+import io.shardgate.router.twophase.ReadOnlyStatement;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Consumer;
@@ -58,6 +59,8 @@ final class CommandInFlight {
     private Runnable routedAbort;
     /** Resumes the routed command in progress when the client can take writes again, or null. */
     private Runnable routedWritable;
+    /** See {@link SessionPort#routedLossNote}; null when the command has none. */
+    private java.util.function.Supplier<String> routedLossNote;
 
     private boolean waitingForMove;
 
@@ -157,6 +160,11 @@ final class CommandInFlight {
                     state.transaction().reached();
                     if (state.transaction().xid() != null) {
                         lease.pin(XaCommit.BRANCH); // until XaCommit ends it, whatever the status flags say
+                        state.transaction()
+                                .ran(
+                                        lease.hostgroup().id(),
+                                        !ReadOnlyStatement.is(
+                                                session.statement().digest()));
                     }
                 }
                 retry.sent();
@@ -226,6 +234,17 @@ final class CommandInFlight {
         active = null;
         routedAbort = abort;
         routedWritable = writable;
+        routedLossNote = null;
+    }
+
+    /** See {@link SessionPort#routedLossNote}. */
+    void routedLossNote(java.util.function.Supplier<String> note) {
+        routedLossNote = note;
+    }
+
+    /** What a lost connection's error must add for the routed command in progress, or null. */
+    String lossNote() {
+        return busy && active == null && routedLossNote != null ? routedLossNote.get() : null;
     }
 
     /** See {@link SessionPort#resumeRouted}. */
@@ -244,6 +263,7 @@ final class CommandInFlight {
         session.statement().ended(false);
         routedAbort = null;
         routedWritable = null;
+        routedLossNote = null;
         prepared.commandFinished();
         if (!lifecycle.isClosed()) {
             session.write(response);

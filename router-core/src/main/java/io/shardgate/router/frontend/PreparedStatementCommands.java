@@ -356,6 +356,22 @@ final class PreparedStatementCommands {
                         execute.release();
                         return -1;
                     }
+                    String refusal =
+                            TwoPhaseRules.beginRefusal(TwoPhaseRules.mode(session), StatementRouter.readOnly(text));
+                    if (refusal != null) {
+                        execute.release();
+                        session.reply(1, Errors.notSupported(refusal));
+                        return -1;
+                    }
+                    List<BackendLease> open = session.leases().inTransaction(null);
+                    List<Integer> openHostgroups = new java.util.ArrayList<>(open.size());
+                    open.forEach(lease -> openHostgroups.add(lease.hostgroup().id()));
+                    if (ImplicitCommit.needed(openHostgroups, home.hostgroup().id())) {
+                        // committed everywhere, the BEGIN executes again with no transaction open
+                        ImplicitCommit.run(
+                                session, open, () -> run(execute, Command.COM_STMT_EXECUTE), execute::release);
+                        return -1;
+                    }
                     session.transaction().started(statement.sql);
                 }
             }

@@ -303,6 +303,15 @@ final class QueryRouter {
                 session.reply(1, Errors.notSupported(refusal));
                 return;
             }
+            if (onHome.beginsTransaction()) {
+                List<BackendLease> open = session.leases().inTransaction(null);
+                List<Integer> openHostgroups = new ArrayList<>(open.size());
+                open.forEach(lease -> openHostgroups.add(lease.hostgroup().id()));
+                if (ImplicitCommit.needed(openHostgroups, home.hostgroup().id())) {
+                    ImplicitCommit.run(session, open, () -> begin(packet, facts), packet::release);
+                    return;
+                }
+            }
             // run as the client's statement (marking the transaction first would prepend a
             // second BEGIN as the lease's setup step)
             session.run(home, packet, Response.RESULT_SET, facts.effects(), false);
@@ -343,6 +352,12 @@ final class QueryRouter {
         } else {
             throw new IllegalStateException("not a session statement: " + decision);
         }
+    }
+
+    /** Runs the client's BEGIN on the home hostgroup: the session's transaction starts there. */
+    private void begin(Packet packet, StatementFacts facts) {
+        session.run(session.home(), packet, Response.RESULT_SET, facts.effects(), false);
+        session.transaction().started(facts.digest().sql());
     }
 
     /** {@code EXPLAIN SHARDGATE <statement>}: the plan, its targets and the SQL each receives. */

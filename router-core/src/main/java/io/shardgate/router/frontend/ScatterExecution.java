@@ -21,6 +21,7 @@ import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.MySqlType;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PreviousStatement;
+import io.shardgate.router.twophase.ReadOnlyStatement;
 import io.shardgate.router.twophase.Xid;
 import io.shardgate.sharding.plan.LimitValue;
 import io.shardgate.sharding.plan.MergeSpec;
@@ -35,6 +36,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -196,6 +198,12 @@ final class ScatterExecution {
             participants[index] = lease;
             if (xid != null || session.transaction().xid() != null) {
                 lease.pin(XaCommit.BRANCH);
+            }
+            if (session.transaction().xid() != null) {
+                session.transaction()
+                        .ran(
+                                target.hostgroup(),
+                                !ReadOnlyStatement.is(session.statement().digest()));
             }
             String before = atomicity.before();
             if (before == null) {
@@ -424,11 +432,13 @@ final class ScatterExecution {
             endedOnEachShard();
             return;
         }
-        xaEnd = new XaCommit(session.client().eventLoop(), session.services().twoPhase(), xid, ran, error -> {
+        // the statement's own XA branches: a write on every shard it ran on, none read-only
+        xaEnd = new XaCommit(session.client().eventLoop(), session.services().twoPhase(), xid, ran, Set.of(), error -> {
             xaEnd = null;
             endError = error;
             endedOnEachShard();
         });
+        session.routedLossNote(xaEnd::lossNote);
         if (anyFailed) {
             xaEnd.rollback();
         } else {

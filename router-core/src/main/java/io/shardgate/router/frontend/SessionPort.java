@@ -129,6 +129,13 @@ interface SessionPort {
     void startRouted(Runnable abort, Runnable writable);
 
     /**
+     * What the client must also hear should a backend connection of the routed command in progress
+     * be lost (the end of a two_phase transaction: its xid and what became of it); cleared when
+     * the command ends.
+     */
+    void routedLossNote(java.util.function.Supplier<String> note);
+
+    /**
      * The command started with {@link #startRouted} waits for a move's cutover and has reached no
      * backend (the cutover need not wait for it); {@link #resumeRouted} ends the wait.
      */

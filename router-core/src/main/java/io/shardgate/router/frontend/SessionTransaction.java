@@ -2,8 +2,10 @@ package io.shardgate.router.frontend;
 
 import io.shardgate.router.twophase.Xid;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,6 +34,10 @@ final class SessionTransaction {
     private boolean opened;
     /** The savepoints set in the transaction, oldest first, as written (backticks kept). */
     private final List<String> savepoints = new ArrayList<>();
+    /** Hostgroups where a statement of the XA transaction may have changed data (see {@link #ran}). */
+    private final Set<Integer> writers = new HashSet<>();
+    /** Hostgroups where the XA transaction ran a statement known to change no data. */
+    private final Set<Integer> readers = new HashSet<>();
 
     /** The BEGIN text of the open explicit transaction, replayed where it spreads; null outside one. */
     String start() {
@@ -44,6 +50,8 @@ final class SessionTransaction {
         xid = null;
         opened = true;
         savepoints.clear();
+        writers.clear();
+        readers.clear();
     }
 
     /**
@@ -55,6 +63,8 @@ final class SessionTransaction {
         this.xid = xid;
         opened = false;
         savepoints.clear();
+        writers.clear();
+        readers.clear();
     }
 
     /** Whether the BEGIN was answered by the router and no backend has begun it yet. */
@@ -72,6 +82,25 @@ final class SessionTransaction {
         if (start != null && !opened) {
             opened = true;
         }
+    }
+
+    /**
+     * A statement of the XA transaction got its connection on {@code hostgroup}; {@code writes}
+     * unless it is known to change no data ({@link io.shardgate.router.twophase.ReadOnlyStatement}).
+     */
+    void ran(int hostgroup, boolean writes) {
+        (writes ? writers : readers).add(hostgroup);
+    }
+
+    /**
+     * Hostgroups whose branch ran statements and every one of them is known to change no data: they
+     * need no second phase. A branch some other path ran a statement on is not among them (unknown
+     * counts as a write).
+     */
+    Set<Integer> readOnlyBranches() {
+        Set<Integer> out = new HashSet<>(readers);
+        out.removeAll(writers);
+        return out;
     }
 
     /** The XA id of the open two_phase transaction, or null. */
@@ -143,5 +172,7 @@ final class SessionTransaction {
         xid = null;
         opened = false;
         savepoints.clear();
+        writers.clear();
+        readers.clear();
     }
 }

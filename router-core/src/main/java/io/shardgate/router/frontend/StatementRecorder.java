@@ -33,6 +33,11 @@ final class StatementRecorder {
         this.start = System.nanoTime();
     }
 
+    /** The shape of the statement in flight, or null when none is (a command that is not a statement). */
+    Digest digest() {
+        return digest;
+    }
+
     /** The statement in flight runs on one hostgroup. */
     void routedTo(int hostgroup) {
         this.hostgroup = hostgroup;

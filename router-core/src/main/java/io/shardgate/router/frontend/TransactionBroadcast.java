@@ -18,23 +18,43 @@ final class TransactionBroadcast {
     private final SessionPort session;
     private final List<BackendLease> leases;
     private final String sql;
+    /** Hears the first error (null: every hostgroup succeeded) once each ran the statement. */
+    private final java.util.function.Consumer<ErrPacket> then;
+    /** Runs if the session closes before {@code then} ran. */
+    private final Runnable abort;
+
     private ErrPacket firstError;
     private int next;
 
     TransactionBroadcast(SessionPort session, List<BackendLease> leases, String sql) {
+        this(session, leases, sql, session::finishRoutedWith, () -> {});
+    }
+
+    /**
+     * As above; {@code then} answers the client instead of OK or the first error, {@code abort}
+     * releases what it holds should the session close first.
+     */
+    TransactionBroadcast(
+            SessionPort session,
+            List<BackendLease> leases,
+            String sql,
+            java.util.function.Consumer<ErrPacket> then,
+            Runnable abort) {
         this.session = session;
         this.leases = leases;
         this.sql = sql;
+        this.then = then;
+        this.abort = abort;
     }
 
     void start() {
-        session.startRouted(() -> {});
+        session.startRouted(abort);
         runNext();
     }
 
     private void runNext() {
         if (next == leases.size()) {
-            session.finishRoutedWith(firstError);
+            then.accept(firstError);
             return;
         }
         BackendLease lease = leases.get(next++);

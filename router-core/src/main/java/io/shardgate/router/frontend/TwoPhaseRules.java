@@ -91,6 +91,21 @@ final class TwoPhaseRules {
                 + " would not commit atomically): use autocommit=1 with BEGIN ... COMMIT";
     }
 
+    /**
+     * Whether ending the branches on {@code hostgroups} needs two-phase commit: only when two or
+     * more of them may have written. A branch that ran only reads ({@code readOnly}) commits with
+     * XA COMMIT ... ONE PHASE before the one writer does, and has nothing a failure could undo.
+     */
+    static boolean needsTwoPhase(java.util.List<Integer> hostgroups, java.util.Set<Integer> readOnly) {
+        int writers = 0;
+        for (int hostgroup : hostgroups) {
+            if (!readOnly.contains(hostgroup)) {
+                writers++;
+            }
+        }
+        return writers >= 2;
+    }
+
     /** The error of a two_phase transaction while this router has no xid epoch from ZooKeeper. */
     static ErrPacket noEpoch() {
         return Errors.notSupported("a transaction on several shards in a two_phase schema while this router has"

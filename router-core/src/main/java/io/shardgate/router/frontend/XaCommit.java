@@ -21,8 +21,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Ends a two_phase transaction's XA branches, one per lease (see docs/transactions.md):
  * <ul>
- *   <li>commit on one shard: {@code XA END}, {@code XA COMMIT ... ONE PHASE};
- *   <li>commit on several: {@code XA END} and {@code XA PREPARE} on each, the commit decision
+ *   <li>commit where at most one branch may have written (the others ran only reads, {@link
+ *       io.shardgate.router.twophase.ReadOnlyStatement}): {@code XA END}, {@code XA COMMIT ... ONE
+ *       PHASE} on each read-only branch, then the same on the writer once they all succeeded; no
+ *       PREPARE, no decision. Should one of them fail (a deadlock made it rollback-only) the writer
+ *       and every branch still open roll back;
+ *   <li>commit with two or more writers: {@code XA END} and {@code XA PREPARE} on each, the commit decision
  *       logged in ZooKeeper ({@link TransactionLog}), then {@code XA COMMIT} on each and the decision
  *       deleted. A failed PREPARE (or decision) rolls every branch back and the client hears
  *       ER_XA_RBROLLBACK naming the shards and the xid. Once the decision is logged the transaction
@@ -45,6 +49,11 @@ final class XaCommit {
     private final TwoPhase twoPhase;
     private final Xid xid;
     private final List<BackendLease> leases;
+    /** Hostgroups whose branch ran only statements known to change no data. */
+    private final Set<Integer> readOnly;
+    /** Leases whose branch may still be open: a rollback ends these. */
+    private final List<BackendLease> open;
+
     private final Consumer<ErrPacket> then;
     /** Hostgroup to the error its step got, in hostgroup order. */
     private final Map<Integer, ErrPacket> failures = new TreeMap<>();
@@ -56,22 +65,46 @@ final class XaCommit {
     private boolean deciding;
     /** The client's command was given up (the session closed): nothing more is sent. */
     private boolean abandoned;
+    /** What became of the transaction so far, for a lost connection's error ({@link #lossNote}). */
+    private String outcome = "rolled back: no branch was prepared";
 
-    XaCommit(EventLoop loop, TwoPhase twoPhase, Xid xid, List<BackendLease> leases, Consumer<ErrPacket> then) {
+    XaCommit(
+            EventLoop loop,
+            TwoPhase twoPhase,
+            Xid xid,
+            List<BackendLease> leases,
+            Set<Integer> readOnly,
+            Consumer<ErrPacket> then) {
         this.loop = loop;
         this.twoPhase = twoPhase;
         this.xid = xid;
         this.leases = List.copyOf(leases);
+        this.readOnly = Set.copyOf(readOnly);
+        this.open = new ArrayList<>(leases);
         this.then = then;
     }
 
-    /** COMMIT: one phase on one shard, two phases on several. */
+    /** COMMIT: one phase when at most one branch wrote, two phases when several did. */
     void commit() {
-        if (leases.size() == 1) {
-            onePhase(leases.get(0));
-        } else {
+        if (TwoPhaseRules.needsTwoPhase(hostgroups(), readOnly)) {
             prepareAll();
+            return;
         }
+        BackendLease writer = null;
+        for (BackendLease lease : leases) {
+            if (!readOnly.contains(lease.hostgroup().id())) {
+                writer = lease;
+            }
+        }
+        onePhase(writer);
+    }
+
+    /**
+     * What the client hears with the error of a lost backend connection while this runs (the
+     * session then closes, see {@link #abandon}): the xid, the hostgroups and the outcome.
+     */
+    String lossNote() {
+        return "transaction " + xid.gtrid() + " (hostgroups " + hostgroups() + ") " + outcome;
     }
 
     /** ROLLBACK (the client's, or a failed statement's): every branch rolled back; always succeeds. */
@@ -95,14 +128,50 @@ final class XaCommit {
         return xid.sql(lease.hostgroup().id());
     }
 
-    private void onePhase(BackendLease lease) {
-        run(lease, List.of("XA END " + branch(lease), "XA COMMIT " + branch(lease) + " ONE PHASE"), failure -> {
+    /**
+     * Ends the read-only branches with {@code XA COMMIT ... ONE PHASE}, then commits the {@code
+     * writer} (null: none wrote) the same way. Committing, not rolling back, the read-only branches
+     * keeps MySQL's answer exactly whatever they did: a server commits everything a transaction ran
+     * (a function the router did not know of, a sequence), and a read-only branch's commit has
+     * nothing to undo, so committing it before the writer's outcome is known changes no data.
+     */
+    private void onePhase(BackendLease writer) {
+        pending = leases.size();
+        for (BackendLease lease : leases) {
+            List<String> steps = lease == writer
+                    ? List.of("XA END " + branch(lease))
+                    : List.of("XA END " + branch(lease), "XA COMMIT " + branch(lease) + " ONE PHASE");
+            run(lease, steps, failure -> {
+                if (failure != null) {
+                    failures.put(lease.hostgroup().id(), failure);
+                } else if (lease != writer) {
+                    done(lease);
+                }
+                if (--pending == 0) {
+                    readersEnded(writer);
+                }
+            });
+        }
+    }
+
+    private void readersEnded(BackendLease writer) {
+        if (!failures.isEmpty()) {
+            rollbackAll(null); // a read-only branch failed (rollback-only): the whole transaction rolls back
+            return;
+        }
+        if (writer == null) {
+            then.accept(null);
+            return;
+        }
+        outcome = "outcome unknown: XA COMMIT ... ONE PHASE was sent to hostgroup "
+                + writer.hostgroup().id() + ", whose connection ended before it answered";
+        run(writer, List.of("XA COMMIT " + branch(writer) + " ONE PHASE"), failure -> {
             if (failure == null) {
-                done(lease);
+                done(writer);
                 then.accept(null);
                 return;
             }
-            failures.put(lease.hostgroup().id(), failure);
+            failures.put(writer.hostgroup().id(), failure);
             rollbackAll(null);
         });
     }
@@ -110,6 +179,7 @@ final class XaCommit {
     private void prepareAll() {
         pending = leases.size();
         prepareSent = true;
+        outcome = "rolled back: the resolver rolls back its prepared branches";
         for (BackendLease lease : leases) {
             run(lease, List.of("XA END " + branch(lease), "XA PREPARE " + branch(lease)), failure -> {
                 if (failure != null) {
@@ -128,6 +198,8 @@ final class XaCommit {
             return;
         }
         deciding = true;
+        outcome = "outcome unknown: its commit decision was being logged in ZooKeeper (the resolver finishes its"
+                + " prepared branches by the log)";
         twoPhase.log()
                 .logDecision(
                         xid,
@@ -150,6 +222,7 @@ final class XaCommit {
     }
 
     private void commitAll() {
+        outcome = "committed: the resolver commits its branches left prepared";
         pending = leases.size();
         for (BackendLease lease : leases) {
             run(lease, List.of("XA COMMIT " + branch(lease)), failure -> {
@@ -184,9 +257,17 @@ final class XaCommit {
      * although this router is alive.
      */
     private void rollbackAll(String reason) {
+        outcome = prepareSent
+                ? "rolled back: the resolver rolls back its prepared branches"
+                : "rolled back: no branch was prepared";
         List<Integer> unconfirmed = new ArrayList<>();
-        pending = leases.size();
-        for (BackendLease lease : leases) {
+        List<BackendLease> ending = List.copyOf(open);
+        if (ending.isEmpty()) {
+            rolledBack(reason, unconfirmed);
+            return;
+        }
+        pending = ending.size();
+        for (BackendLease lease : ending) {
             run(
                     lease,
                     List.of("XA END " + branch(lease)),
@@ -262,13 +343,15 @@ final class XaCommit {
     }
 
     /** The branch's state on this connection is unknown: closed, never pooled (prepared branches outlive it). */
-    private static void drop(BackendLease lease) {
+    private void drop(BackendLease lease) {
+        open.remove(lease);
         lease.unpin(PinReason.XA_BRANCH);
         lease.discard();
     }
 
     /** The branch ended on this lease's connection: it may go back to the pool. */
-    private static void done(BackendLease lease) {
+    private void done(BackendLease lease) {
+        open.remove(lease);
         lease.unpin(PinReason.XA_BRANCH);
         if (lease.current() != null) {
             lease.afterResponse(lease.current().relay().statusFlags(), false);

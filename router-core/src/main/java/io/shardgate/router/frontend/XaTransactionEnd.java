@@ -37,12 +37,18 @@ final class XaTransactionEnd {
 
     static void start(SessionPort session, List<BackendLease> reached, boolean commit) {
         Xid xid = session.transaction().xid();
-        XaCommit end =
-                new XaCommit(session.client().eventLoop(), session.services().twoPhase(), xid, reached, error -> {
+        XaCommit end = new XaCommit(
+                session.client().eventLoop(),
+                session.services().twoPhase(),
+                xid,
+                reached,
+                session.transaction().readOnlyBranches(),
+                error -> {
                     session.transaction().end();
                     session.finishRoutedWith(error);
                 });
         session.startRouted(end::abandon);
+        session.routedLossNote(end::lossNote);
         reached.forEach(BackendLease::writing); // read-your-writes counts from the end of the transaction
         if (commit) {
             end.commit();

@@ -163,6 +163,11 @@ final class RecordingSession implements SessionPort, SessionLifecycle {
     }
 
     @Override
+    public void routedLossNote(java.util.function.Supplier<String> note) {
+        calls.add("routedLossNote");
+    }
+
+    @Override
     public void waitsForMove() {
         calls.add("waitsForMove");
     }

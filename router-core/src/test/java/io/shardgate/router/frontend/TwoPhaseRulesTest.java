@@ -10,6 +10,25 @@ class TwoPhaseRulesTest {
     private static final int AUTOCOMMIT = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
 
     @Test
+    void twoPhaseCommitOnlyWhenTwoOrMoreBranchesMayHaveWritten() {
+        assertThat(TwoPhaseRules.needsTwoPhase(java.util.List.of(10, 20), java.util.Set.of()))
+                .as("both wrote")
+                .isTrue();
+        assertThat(TwoPhaseRules.needsTwoPhase(java.util.List.of(10, 20), java.util.Set.of(10)))
+                .as("10 only read")
+                .isFalse();
+        assertThat(TwoPhaseRules.needsTwoPhase(java.util.List.of(10, 20, 30), java.util.Set.of(10)))
+                .as("20 and 30 wrote")
+                .isTrue();
+        assertThat(TwoPhaseRules.needsTwoPhase(java.util.List.of(10, 20), java.util.Set.of(10, 20)))
+                .as("none wrote")
+                .isFalse();
+        assertThat(TwoPhaseRules.needsTwoPhase(java.util.List.of(10), java.util.Set.of()))
+                .as("one shard")
+                .isFalse();
+    }
+
+    @Test
     void aReadWriteTransactionOfATwoPhaseSchemaRunsAsXa() {
         assertThat(TwoPhaseRules.usesXa(TransactionMode.TWO_PHASE, false)).isTrue();
         assertThat(TwoPhaseRules.usesXa(TransactionMode.TWO_PHASE, true))
