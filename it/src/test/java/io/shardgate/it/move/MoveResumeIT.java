@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shardgate.admin.zookeeper.EmbeddedZooKeeper;
 import io.shardgate.it.Driver;
-import io.shardgate.it.server.MariaDbServer;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.RouterConfig;
 import io.shardgate.sharding.rule.KeyHash;
@@ -44,27 +43,14 @@ class MoveResumeIT {
     @TempDir
     static Path dir;
 
-    private static final Map<Integer, MariaDbServer> shards = new HashMap<>();
+    private static MoveShards shards;
     private static EmbeddedZooKeeper zooKeeper;
     private static final Map<String, Shardgate> routers = new HashMap<>();
     private static final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void start() throws Exception {
-        for (int hostgroup : new int[] {10, 20, 30}) {
-            MariaDbServer server = MariaDbServer.builder()
-                    .database("shop")
-                    .innodbBufferPoolSize("32M")
-                    .arg("--log-bin=shard-bin")
-                    .arg("--binlog-format=ROW")
-                    .arg("--server-id=" + hostgroup)
-                    .start();
-            shards.put(hostgroup, server);
-            try (Connection c = direct(hostgroup);
-                    Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE orders (id BIGINT PRIMARY KEY, amount INT NOT NULL, note VARCHAR(40))");
-            }
-        }
+        shards = MoveShards.start("CREATE TABLE orders (id BIGINT PRIMARY KEY, amount INT NOT NULL, note VARCHAR(40))");
         zooKeeper = new EmbeddedZooKeeper(dir.resolve("zookeeper"), 0);
         zooKeeper.start();
         routers.put("a", Shardgate.start(RouterConfig.parse(yaml("a"))));
@@ -93,18 +79,6 @@ class MoveResumeIT {
     }
 
     private static String yaml(String name) throws Exception {
-        StringBuilder hostgroups = new StringBuilder();
-        for (int id : new int[] {10, 20, 30}) {
-            MariaDbServer s = shards.get(id);
-            hostgroups
-                    .append("  - {id: ")
-                    .append(id)
-                    .append(", writer: \"")
-                    .append(s.address())
-                    .append("\", user: root, password: \"")
-                    .append(s.rootPassword())
-                    .append("\"}\n");
-        }
         return String.join(
                 "\n",
                 "server: {bind: 127.0.0.1, port: 0, http_port: 0, admin_port: 0, data_dir: \""
@@ -112,7 +86,7 @@ class MoveResumeIT {
                 "zookeeper: {connect: \"127.0.0.1:" + zooKeeper.port() + "\", root: /shardgate/move-resume-it}",
                 "users: [{name: app, password: app}]",
                 "hostgroups:",
-                hostgroups.toString(),
+                shards.hostgroupsYaml(),
                 "schemas:",
                 "  - name: shop",
                 "    default_hostgroup: 10",
@@ -130,7 +104,9 @@ class MoveResumeIT {
         if (zooKeeper != null) {
             zooKeeper.close();
         }
-        shards.values().forEach(MariaDbServer::close);
+        if (shards != null) {
+            shards.close();
+        }
     }
 
     @Test
@@ -248,8 +224,6 @@ class MoveResumeIT {
     }
 
     private static Connection direct(int hostgroup) throws SQLException {
-        MariaDbServer s = shards.get(hostgroup);
-        return java.sql.DriverManager.getConnection(
-                "jdbc:mariadb://" + s.address() + "/shop?user=root&password=" + s.rootPassword());
+        return shards.direct(hostgroup);
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shardgate.it.Driver;
-import io.shardgate.it.server.MariaDbServer;
 import io.shardgate.router.Main;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.RouterConfig;
@@ -59,35 +58,20 @@ class OnlineMoveIT {
     @TempDir
     static Path dir;
 
-    private static final Map<Integer, MariaDbServer> shards = new HashMap<>();
+    private static MoveShards shards;
     private static Shardgate router;
     private static final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void start() throws Exception {
-        for (int hostgroup : new int[] {10, 20, 30}) {
-            MariaDbServer server = MariaDbServer.builder()
-                    .database("shop")
-                    .innodbBufferPoolSize("32M")
-                    .arg("--log-bin=shard-bin")
-                    .arg("--binlog-format=ROW")
-                    .arg("--server-id=" + hostgroup)
-                    .start();
-            shards.put(hostgroup, server);
-            try (Connection c = direct(hostgroup);
-                    Statement s = c.createStatement()) {
-                s.execute(ORDERS);
-            }
-        }
+        shards = MoveShards.start(ORDERS);
         router = Shardgate.start(RouterConfig.parse(String.join(
                 "\n",
                 "server: {bind: 127.0.0.1, port: 0, http_port: 0, admin_port: 0, data_dir: \""
                         + Files.createDirectories(dir.resolve("router")) + "\"}",
                 "users: [{name: app, password: app}]",
                 "hostgroups:",
-                hostgroup(10),
-                hostgroup(20),
-                hostgroup(30),
+                shards.hostgroupsYaml(),
                 "schemas:",
                 "  - name: shop",
                 "    default_hostgroup: 10",
@@ -97,18 +81,14 @@ class OnlineMoveIT {
                 "")));
     }
 
-    private static String hostgroup(int id) {
-        MariaDbServer s = shards.get(id);
-        return "  - {id: " + id + ", writer: \"" + s.address() + "\", user: root, password: \"" + s.rootPassword()
-                + "\"}";
-    }
-
     @AfterAll
     static void stop() {
         if (router != null) {
             router.close();
         }
-        shards.values().forEach(MariaDbServer::close);
+        if (shards != null) {
+            shards.close();
+        }
     }
 
     @Test
@@ -317,8 +297,6 @@ class OnlineMoveIT {
     }
 
     private static Connection direct(int hostgroup) throws SQLException {
-        MariaDbServer s = shards.get(hostgroup);
-        return java.sql.DriverManager.getConnection(
-                "jdbc:mariadb://" + s.address() + "/shop?user=root&password=" + s.rootPassword());
+        return shards.direct(hostgroup);
     }
 }

@@ -46,6 +46,30 @@ final class MoveCommand implements Runnable {
         return 1;
     }
 
+    /** What a successful answer prints. */
+    @FunctionalInterface
+    private interface Shown {
+        void print(JsonNode body, PrintWriter out) throws Exception;
+    }
+
+    /** One request to a router's moves routes; a 200 answer is {@code shown}; returns the exit code. */
+    private static int request(
+            AdminCommand.Target target,
+            picocli.CommandLine.Model.CommandSpec spec,
+            String method,
+            String path,
+            Shown shown)
+            throws Exception {
+        try (ClusterEndpoint endpoint = target.open(null)) {
+            ClusterEndpoint.Answer answer = endpoint.moves(method, path, null);
+            if (answer.status() != 200) {
+                return failed(answer, spec.commandLine().getErr());
+            }
+            shown.print(answer.body(), spec.commandLine().getOut());
+            return 0;
+        }
+    }
+
     /** One line of a move: id, state, what moves where, progress. */
     static String line(JsonNode m) {
         return m.path("id").asText() + "  " + m.path("state").asText() + "  "
@@ -134,16 +158,11 @@ final class MoveCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            try (ClusterEndpoint endpoint = target.open(null)) {
-                ClusterEndpoint.Answer answer = endpoint.moves("GET", "/api/moves", null);
-                if (answer.status() != 200) {
-                    return failed(answer, spec.commandLine().getErr());
+            return request(target, spec, "GET", "/api/moves", (body, out) -> {
+                for (JsonNode m : body.path("moves")) {
+                    out.println(line(m));
                 }
-                for (JsonNode m : answer.body().path("moves")) {
-                    spec.commandLine().getOut().println(line(m));
-                }
-                return 0;
-            }
+            });
         }
     }
 
@@ -160,16 +179,13 @@ final class MoveCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            try (ClusterEndpoint endpoint = target.open(null)) {
-                ClusterEndpoint.Answer answer = endpoint.moves("GET", "/api/moves/" + id, null);
-                if (answer.status() != 200) {
-                    return failed(answer, spec.commandLine().getErr());
-                }
-                spec.commandLine()
-                        .getOut()
-                        .println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(answer.body()));
-                return 0;
-            }
+            return request(
+                    target,
+                    spec,
+                    "GET",
+                    "/api/moves/" + id,
+                    (body, out) ->
+                            out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body)));
         }
     }
 
@@ -186,14 +202,12 @@ final class MoveCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            try (ClusterEndpoint endpoint = target.open(null)) {
-                ClusterEndpoint.Answer answer = endpoint.moves("POST", "/api/moves/" + id + "/cancel", null);
-                if (answer.status() != 200) {
-                    return failed(answer, spec.commandLine().getErr());
-                }
-                spec.commandLine().getOut().println("move " + id + " cancelled");
-                return 0;
-            }
+            return request(
+                    target,
+                    spec,
+                    "POST",
+                    "/api/moves/" + id + "/cancel",
+                    (body, out) -> out.println("move " + id + " cancelled"));
         }
     }
 }

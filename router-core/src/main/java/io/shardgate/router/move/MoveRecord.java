@@ -75,87 +75,39 @@ public record MoveRecord(
 
     /** The same move in {@code next} state at {@code nowMillis}. */
     public MoveRecord withState(String next, long nowMillis) {
-        return new MoveRecord(
-                id,
-                schema,
-                tables,
-                sources,
-                target,
-                what,
-                copyRowsPerSecond,
-                next,
-                holdGeneration,
-                error,
-                createdAtMillis,
-                nowMillis,
-                progress,
-                checkpoints,
-                rulesVersion);
+        return changed(next, holdGeneration, error, nowMillis, progress, checkpoints, rulesVersion);
     }
 
     /** The same move holding its statements for cutover attempt {@code generation} (0: released). */
     public MoveRecord withHold(int generation, long nowMillis) {
-        return new MoveRecord(
-                id,
-                schema,
-                tables,
-                sources,
-                target,
-                what,
-                copyRowsPerSecond,
-                state,
-                generation,
-                error,
-                createdAtMillis,
-                nowMillis,
-                progress,
-                checkpoints,
-                rulesVersion);
+        return changed(state, generation, error, nowMillis, progress, checkpoints, rulesVersion);
     }
 
     /** The same move, failed for {@code why} (its statements released). */
     public MoveRecord failed(String why, long nowMillis) {
-        return new MoveRecord(
-                id,
-                schema,
-                tables,
-                sources,
-                target,
-                what,
-                copyRowsPerSecond,
-                "failed",
-                0,
-                why,
-                createdAtMillis,
-                nowMillis,
-                progress,
-                checkpoints,
-                rulesVersion);
+        return changed("failed", 0, why, nowMillis, progress, checkpoints, rulesVersion);
     }
 
     /** The same move with {@code progress} and {@code checkpoints}. */
     public MoveRecord withProgress(
             Map<String, Long> nextProgress, Map<String, String> nextCheckpoints, long nowMillis) {
-        return new MoveRecord(
-                id,
-                schema,
-                tables,
-                sources,
-                target,
-                what,
-                copyRowsPerSecond,
-                state,
-                holdGeneration,
-                error,
-                createdAtMillis,
-                nowMillis,
-                nextProgress,
-                nextCheckpoints,
-                rulesVersion);
+        return changed(state, holdGeneration, error, nowMillis, nextProgress, nextCheckpoints, rulesVersion);
     }
 
     /** The same move, done: the rules of {@code version} place its rows on the target. */
     public MoveRecord done(long version, long nowMillis) {
+        return changed("done", 0, null, nowMillis, progress, checkpoints, version);
+    }
+
+    /** The request's fields as they are, the state's as given. */
+    private MoveRecord changed(
+            String nextState,
+            int nextHold,
+            String nextError,
+            long nowMillis,
+            Map<String, Long> nextProgress,
+            Map<String, String> nextCheckpoints,
+            long nextRulesVersion) {
         return new MoveRecord(
                 id,
                 schema,
@@ -164,14 +116,14 @@ public record MoveRecord(
                 target,
                 what,
                 copyRowsPerSecond,
-                "done",
-                0,
-                null,
+                nextState,
+                nextHold,
+                nextError,
                 createdAtMillis,
                 nowMillis,
-                progress,
-                checkpoints,
-                version);
+                nextProgress,
+                nextCheckpoints,
+                nextRulesVersion);
     }
 
     /** {@code schema} lower-cased, as table names are compared. */
