@@ -1,12 +1,15 @@
 package io.shardgate.it.faults;
 
 import static io.shardgate.it.faults.FaultCluster.eventually;
+import static io.shardgate.it.faults.TransferShards.gtrids;
+import static io.shardgate.it.faults.TransferShards.ledger;
+import static io.shardgate.it.faults.TransferShards.prepared;
+import static io.shardgate.it.faults.TransferShards.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardgate.it.Driver;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -147,48 +150,6 @@ class TwoPhaseRouterKillIT {
             return "prepared on both shards";
         }
         return "prepared on one shard only";
-    }
-
-    private static Set<String> gtrids(FaultCluster cluster, int hostgroup) throws SQLException {
-        Set<String> out = new HashSet<>();
-        try (Connection c = cluster.direct(hostgroup);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("XA RECOVER")) {
-            while (rs.next()) {
-                out.add(rs.getString(4).substring(0, rs.getInt(2)));
-            }
-        }
-        return out;
-    }
-
-    private static int prepared(FaultCluster cluster, int hostgroup) {
-        try {
-            return gtrids(cluster, hostgroup).size();
-        } catch (SQLException e) {
-            return -1;
-        }
-    }
-
-    private static long sum(FaultCluster cluster, int hostgroup) throws SQLException {
-        try (Connection c = cluster.direct(hostgroup);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT SUM(qty) FROM items WHERE note = 'account'")) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    /** The sequence rows of a shard, as "client:n". */
-    private static Set<String> ledger(FaultCluster cluster, int hostgroup) throws SQLException {
-        Set<String> out = new HashSet<>();
-        try (Connection c = cluster.direct(hostgroup);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT note FROM items WHERE note LIKE 'seq %'")) {
-            while (rs.next()) {
-                out.add(rs.getString(1).substring(4));
-            }
-        }
-        return out;
     }
 
     /**

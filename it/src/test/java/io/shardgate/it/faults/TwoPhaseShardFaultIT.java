@@ -1,13 +1,16 @@
 package io.shardgate.it.faults;
 
 import static io.shardgate.it.faults.FaultCluster.eventually;
+import static io.shardgate.it.faults.TransferShards.gtrids;
+import static io.shardgate.it.faults.TransferShards.ledger;
+import static io.shardgate.it.faults.TransferShards.prepared;
+import static io.shardgate.it.faults.TransferShards.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardgate.it.Driver;
 import io.shardgate.router.Shardgate;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -176,48 +179,6 @@ class TwoPhaseShardFaultIT {
     /** What the live shard holds prepared right after a fault: which step of a commit it interrupted. */
     private static String phase(FaultCluster cluster, int live) throws SQLException {
         return gtrids(cluster, live).isEmpty() ? "none prepared" : "prepared there";
-    }
-
-    private static Set<String> gtrids(FaultCluster cluster, int hostgroup) throws SQLException {
-        Set<String> out = new HashSet<>();
-        try (Connection c = cluster.direct(hostgroup);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("XA RECOVER")) {
-            while (rs.next()) {
-                out.add(rs.getString(4).substring(0, rs.getInt(2)));
-            }
-        }
-        return out;
-    }
-
-    private static int prepared(FaultCluster cluster, int hostgroup) {
-        try {
-            return gtrids(cluster, hostgroup).size();
-        } catch (SQLException e) {
-            return -1;
-        }
-    }
-
-    private static long sum(FaultCluster cluster, int hostgroup) throws SQLException {
-        try (Connection c = cluster.direct(hostgroup);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT SUM(qty) FROM items WHERE note = 'account'")) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    /** The sequence rows of a shard, as "client:n". */
-    private static Set<String> ledger(FaultCluster cluster, int hostgroup) throws SQLException {
-        Set<String> out = new HashSet<>();
-        try (Connection c = cluster.direct(hostgroup);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT note FROM items WHERE note LIKE 'seq %'")) {
-            while (rs.next()) {
-                out.add(rs.getString(1).substring(4));
-            }
-        }
-        return out;
     }
 
     /**
