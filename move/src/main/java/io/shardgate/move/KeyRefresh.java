@@ -27,12 +27,14 @@ public final class KeyRefresh {
         if (keys.isEmpty()) {
             return 0;
         }
-        List<Row> moving = new ArrayList<>();
-        for (Row row : source.byKeys(keys, false)) {
-            if (layout.moves(row)) {
-                moving.add(row);
+        return LockWaits.retried(() -> {
+            List<Row> moving = new ArrayList<>();
+            for (Row row : source.byKeys(keys, false)) {
+                if (layout.moves(row)) {
+                    moving.add(row);
+                }
             }
-        }
-        return target.apply(keys, moving);
+            return target.apply(keys, moving);
+        });
     }
 }

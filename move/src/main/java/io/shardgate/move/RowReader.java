@@ -7,19 +7,39 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reads rows of one table on one shard, on a session set up by {@link ShardSessions#forReading}. */
+/**
+ * Reads rows of one table on one shard, on a session set up by {@link ShardSessions#forReading}.
+ *
+ * <p>A source's rows are read with shared locks ({@link #committed}): MariaDB writes a transaction to
+ * the binary log (and sends it to the catch-up) before its changes are visible in InnoDB, so a plain
+ * read may not yet see a row the log already announced, and the catch-up would then take it for
+ * deleted. A locking read waits for the writing transaction's row locks and reads what it committed;
+ * the same holds for the copy, whose start position may be ahead of commits still becoming visible.
+ */
 public final class RowReader {
     private final Connection connection;
     private final RowLayout layout;
+    private final String lock;
 
+    /** Plain (consistent, non-locking) reads. */
     public RowReader(Connection connection, RowLayout layout) {
+        this(connection, layout, "");
+    }
+
+    private RowReader(Connection connection, RowLayout layout, String lock) {
         this.connection = connection;
         this.layout = layout;
+        this.lock = lock;
+    }
+
+    /** Reads that wait for uncommitted changes to the rows they read and see them committed (see above). */
+    public static RowReader committed(Connection connection, RowLayout layout) {
+        return new RowReader(connection, layout, " LOCK IN SHARE MODE");
     }
 
     /** Up to {@code limit} rows in primary key order after {@code lastKey} (null: from the first). */
     public List<Row> chunk(Object[] lastKey, int limit) throws SQLException {
-        try (PreparedStatement s = connection.prepareStatement(RowSql.chunk(layout, lastKey != null, limit))) {
+        try (PreparedStatement s = connection.prepareStatement(RowSql.chunk(layout, lastKey != null, limit) + lock)) {
             if (lastKey != null) {
                 bind(s, RowSql.afterParameters(lastKey));
             }
@@ -32,7 +52,7 @@ public final class RowReader {
         if (keys.isEmpty()) {
             return List.of();
         }
-        String sql = RowSql.byKeys(layout, keys.size()) + (forUpdate ? " FOR UPDATE" : "");
+        String sql = RowSql.byKeys(layout, keys.size()) + (forUpdate ? " FOR UPDATE" : lock);
         try (PreparedStatement s = connection.prepareStatement(sql)) {
             bind(s, RowSql.keyParameters(keys));
             return rows(s);

@@ -22,7 +22,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * The data side of a move from one source shard to the target, for the tables that move together:
@@ -113,7 +113,8 @@ public final class SourceMove implements AutoCloseable {
             String table, TableCopy.Progress from, int chunkRows, TableCopy.ChunkListener listener)
             throws SQLException {
         RowLayout layout = layouts.get(table);
-        return new TableCopy(new RowReader(sourceRead, layout), new RowWriter(targetWrite, layout), layout, chunkRows)
+        return new TableCopy(
+                        RowReader.committed(sourceRead, layout), new RowWriter(targetWrite, layout), layout, chunkRows)
                 .run(from, listener);
     }
 
@@ -122,10 +123,10 @@ public final class SourceMove implements AutoCloseable {
      * transaction's changed keys; an applier thread of this move takes whatever is queued at once,
      * merges the keys (a row changed a hundred times is read and written once) and refreshes them on
      * the target in batches of {@code batchKeys} (on connections of its own), then {@code applied}
-     * hears the position to resume from. Batching is what lets the catch-up keep up with a source
+     * hears the position to resume from and how many keys the batch refreshed. Batching is what lets the catch-up keep up with a source
      * that takes many small transactions.
      */
-    public void follow(BinlogPosition from, long serverId, int batchKeys, Consumer<BinlogPosition> applied)
+    public void follow(BinlogPosition from, long serverId, int batchKeys, BiConsumer<BinlogPosition, Integer> applied)
             throws SQLException, IOException {
         if (tail != null) {
             throw new IllegalStateException("already following");
@@ -135,7 +136,8 @@ public final class SourceMove implements AutoCloseable {
         Map<TableShape, KeyRefresh> refresh = new LinkedHashMap<>();
         for (RowLayout layout : layouts.values()) {
             refresh.put(
-                    layout.shape(), new KeyRefresh(new RowReader(read, layout), new RowWriter(write, layout), layout));
+                    layout.shape(),
+                    new KeyRefresh(RowReader.committed(read, layout), new RowWriter(write, layout), layout));
         }
         appliedPosition = from;
         applier = new Thread(() -> apply(refresh, batchKeys, applied), "shardgate-move-apply " + source);
@@ -155,7 +157,8 @@ public final class SourceMove implements AutoCloseable {
                 });
     }
 
-    private void apply(Map<TableShape, KeyRefresh> refresh, int batchKeys, Consumer<BinlogPosition> applied) {
+    private void apply(
+            Map<TableShape, KeyRefresh> refresh, int batchKeys, BiConsumer<BinlogPosition, Integer> applied) {
         List<ChangedKeys> batch = new ArrayList<>();
         try {
             while (!closed) {
@@ -166,18 +169,20 @@ public final class SourceMove implements AutoCloseable {
                 batch.clear();
                 batch.add(first);
                 queue.drainTo(batch, MAX_BATCH_TRANSACTIONS);
+                int refreshed = 0;
                 for (Map.Entry<TableShape, KeyRefresh> e : refresh.entrySet()) {
                     Set<RowKey> keys = new LinkedHashSet<>();
                     for (ChangedKeys changed : batch) {
                         keys.addAll(changed.keys(e.getKey()));
                     }
                     List<Object[]> all = keys.stream().map(RowKey::toArray).toList();
+                    refreshed += all.size();
                     for (int i = 0; i < all.size(); i += batchKeys) {
                         e.getValue().refresh(all.subList(i, Math.min(all.size(), i + batchKeys)));
                     }
                 }
                 BinlogPosition last = batch.get(batch.size() - 1).position();
-                applied.accept(last);
+                applied.accept(last, refreshed);
                 synchronized (this) {
                     appliedPosition = last;
                     notifyAll();

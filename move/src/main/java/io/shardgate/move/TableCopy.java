@@ -49,7 +49,8 @@ public final class TableCopy {
     public Progress run(Progress from, ChunkListener listener) throws SQLException {
         Progress progress = from;
         while (!progress.done()) {
-            List<Row> chunk = source.chunk(progress.lastKey(), chunkRows);
+            Object[] after = progress.lastKey();
+            List<Row> chunk = LockWaits.retried(() -> source.chunk(after, chunkRows));
             List<Row> moving = new ArrayList<>();
             for (Row row : chunk) {
                 if (layout.moves(row)) {
@@ -57,7 +58,8 @@ public final class TableCopy {
                 }
             }
             if (!moving.isEmpty()) {
-                target.apply(moving.stream().map(Row::primaryKey).toList(), moving);
+                LockWaits.retried(
+                        () -> target.apply(moving.stream().map(Row::primaryKey).toList(), moving));
             }
             Object[] lastKey = chunk.isEmpty()
                     ? progress.lastKey()

@@ -47,6 +47,7 @@ import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.move.MoveContext;
 import io.shardgate.router.move.MoveHolds;
 import io.shardgate.router.move.MoveLog;
+import io.shardgate.router.move.MoveMetrics;
 import io.shardgate.router.move.MoveRunner;
 import io.shardgate.router.move.MoveWatch;
 import io.shardgate.router.net.Transport;
@@ -369,7 +370,7 @@ public final class Shardgate implements AutoCloseable {
             String id = routerId(settings.bind(), mysqlPort);
             Hostgroups declared = hostgroups;
             moveRunner = new MoveRunner(
-                    moveContext(config, control, declared),
+                    moveContext(config, control, declared, new MoveMetrics(metrics.registry(), moves)),
                     hg -> declared.get(hg) != null,
                     control.curator(),
                     config.zookeeper().root(),
@@ -528,7 +529,8 @@ public final class Shardgate implements AutoCloseable {
     }
 
     /** Moves: cutover timings (docs/moves.md), the shards' writers and accounts from the running hostgroups. */
-    private static MoveContext moveContext(RouterConfig config, ControlPlane control, Hostgroups hostgroups) {
+    private static MoveContext moveContext(
+            RouterConfig config, ControlPlane control, Hostgroups hostgroups, MoveMetrics metrics) {
         return new MoveContext(
                 new MoveLog(control.curator(), config.zookeeper().root()),
                 control.store(), // the stored documents as they are (the admin view hides backend passwords)
@@ -558,7 +560,8 @@ public final class Shardgate implements AutoCloseable {
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(3),
-                5);
+                5,
+                metrics);
     }
 
     /** Unique among live routers: the host name (or bind address) and the MySQL port. */

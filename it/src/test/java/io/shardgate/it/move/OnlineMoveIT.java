@@ -162,7 +162,14 @@ class OnlineMoveIT {
             int bucket = KeyHash.bucket(row.getKey(), BUCKETS);
             int owner = bucket < 8 ? 10 : bucket < 12 ? 20 : 30;
             assertThat(amountOn(owner, row.getKey()))
-                    .as("row %d (bucket %d) on hostgroup %d", row.getKey(), bucket, owner)
+                    .as(
+                            "row %d (bucket %d) on hostgroup %d (on 10, 20, 30: %d, %d, %d)",
+                            row.getKey(),
+                            bucket,
+                            owner,
+                            amountOn(10, row.getKey()),
+                            amountOn(20, row.getKey()),
+                            amountOn(30, row.getKey()))
                     .isEqualTo(row.getValue());
         }
         Map<Integer, Long> expectedCounts = new HashMap<>();

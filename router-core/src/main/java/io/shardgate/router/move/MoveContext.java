@@ -19,6 +19,7 @@ import java.util.function.IntFunction;
  * @param lockTimeout how long a cutover waits for the source's write lock (open transactions)
  * @param catchUpTimeout how long a cutover waits for the catch-up under the lock
  * @param attempts cutover attempts before the move fails
+ * @param metrics the mover's meters
  */
 public record MoveContext(
         MoveLog log,
@@ -29,4 +30,5 @@ public record MoveContext(
         Duration ackTimeout,
         Duration lockTimeout,
         Duration catchUpTimeout,
-        int attempts) {}
+        int attempts,
+        MoveMetrics metrics) {}

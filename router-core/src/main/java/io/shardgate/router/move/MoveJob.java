@@ -238,6 +238,7 @@ final class MoveJob implements Runnable {
                 long readBefore = from.rowsRead();
                 move.copy(table, from, context.chunkRows(), p -> {
                     rowsCopied.addAndGet(p.rowsCopied() - counted[0]);
+                    context.metrics().copied(p.rowsCopied() - counted[0]);
                     counted[0] = p.rowsCopied();
                     throttle(p.rowsRead() - readBefore, started);
                     try {
@@ -277,7 +278,10 @@ final class MoveJob implements Runnable {
             applied.put(source, start);
             // a server id per move and source, far from the ids operators give replicas
             long serverId = 0x5347_0000L + (sequence * 64 + source) % 0xFFFF;
-            e.getValue().follow(start, serverId, context.chunkRows(), position -> applied.put(source, position));
+            e.getValue().follow(start, serverId, context.chunkRows(), (position, keys) -> {
+                applied.put(source, position);
+                context.metrics().caughtUp(keys);
+            });
         }
     }
 
@@ -361,6 +365,7 @@ final class MoveJob implements Runnable {
                         }
                         long deleted = deleteMoved();
                         long held = (System.nanoTime() - started) / 1_000_000;
+                        context.metrics().switched(Duration.ofNanos(System.nanoTime() - started));
                         Map<String, Long> progress =
                                 new HashMap<>(stored.record().progress());
                         progress.put("hold_millis", held);
@@ -392,6 +397,7 @@ final class MoveJob implements Runnable {
                 }
             }
             LOG.warn("move {}: cutover attempt {} let go: {}", id, attempt, why);
+            context.metrics().letGo();
             save(stored.record().withHold(0, now()));
             Thread.sleep(500L * attempt);
         }

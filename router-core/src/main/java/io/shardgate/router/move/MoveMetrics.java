@@ -1,0 +1,60 @@
+package io.shardgate.router.move;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+
+/**
+ * Meters of online moves (docs/moves.md): what this router's mover copied and caught up, its
+ * cutovers (held how long, attempts let go), and on every router the statements waiting for a
+ * cutover now.
+ */
+public final class MoveMetrics {
+    private final Counter rowsCopied;
+    private final Counter keysCaughtUp;
+    private final Counter cutoversDone;
+    private final Counter cutoversLetGo;
+    private final Timer hold;
+
+    public MoveMetrics(MeterRegistry registry, MoveHolds holds) {
+        rowsCopied = Counter.builder("shardgate.moves.rows_copied")
+                .description("moving rows the copy phase wrote on targets (this router's mover)")
+                .register(registry);
+        keysCaughtUp = Counter.builder("shardgate.moves.keys_caught_up")
+                .description("changed keys the catch-up refreshed on targets (this router's mover)")
+                .register(registry);
+        cutoversDone = Counter.builder("shardgate.moves.cutovers")
+                .tag("outcome", "switched")
+                .description("cutover attempts (switched: the move's rows are on the target now)")
+                .register(registry);
+        cutoversLetGo = Counter.builder("shardgate.moves.cutovers")
+                .tag("outcome", "let_go")
+                .description("cutover attempts (let go: acknowledgements, lock or catch-up not in time)")
+                .register(registry);
+        hold = Timer.builder("shardgate.moves.hold")
+                .description("how long a switched cutover held the moving tables' statements")
+                .register(registry);
+        Gauge.builder("shardgate.moves.held_statements", holds, MoveHolds::waitingCount)
+                .description("statements waiting in this router for a cutover now")
+                .register(registry);
+    }
+
+    void copied(long rows) {
+        rowsCopied.increment(rows);
+    }
+
+    void caughtUp(long keys) {
+        keysCaughtUp.increment(keys);
+    }
+
+    void switched(Duration held) {
+        cutoversDone.increment();
+        hold.record(held);
+    }
+
+    void letGo() {
+        cutoversLetGo.increment();
+    }
+}
