@@ -23,6 +23,18 @@ final class MoveWait {
     }
 
     /**
+     * Whether no move is under way (then nothing else here need run): the statement path's one
+     * volatile read, checked before a re-route closure is even made.
+     */
+    boolean idle() {
+        if (session.services().moves().tables().none()) {
+            deadline = 0;
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * Whether the statement of normalized {@code text} is answered or parked here (true: {@code
      * packet} taken; {@code rerun} routes it again later) or runs now (false).
      */

@@ -166,10 +166,15 @@ final class PreparedStatementCommands {
             statement.lastHostgroup = hostgroup;
         } else if (command == Command.COM_STMT_EXECUTE) {
             session.statement().started(session.desired().schema(), statement.route.digest(), true);
-            Packet held = packet;
-            if (moveWait.holds(
-                    held, session.desired().schema(), statement.route.digest().text(), () -> run(held, command))) {
-                return; // refused (DDL on a moving table) or waiting for a move's cutover
+            if (!moveWait.idle()) {
+                Packet held = packet;
+                if (moveWait.holds(
+                        held,
+                        session.desired().schema(),
+                        statement.route.digest().text(),
+                        () -> run(held, command))) {
+                    return; // refused (DDL on a moving table) or waiting for a move's cutover
+                }
             }
             routerLastInsertId = routerLastInsertId(statement);
             if (routerLastInsertId < 0) {

@@ -84,10 +84,12 @@ final class QueryRouter {
         String schema = session.desired().schema();
         Digest digest = Digest.of(sql);
         session.statement().started(schema, digest, false);
-        Packet held = packet;
-        String routed = sql;
-        if (moveWait.holds(held, schema, digest.text(), () -> route(held, routed))) {
-            return;
+        if (!moveWait.idle()) {
+            Packet held = packet;
+            String routed = sql;
+            if (moveWait.holds(held, schema, digest.text(), () -> route(held, routed))) {
+                return;
+            }
         }
         QueryRuleMatch rule = rules.matchQueryRules(session.user().name(), schema, digest.text());
         Packet queried = packet;
