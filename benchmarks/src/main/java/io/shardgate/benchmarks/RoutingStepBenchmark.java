@@ -33,15 +33,18 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * The router's whole per-statement routing decision for a sysbench point select on a table-sharded
- * sbtest1, through the code QueryRouter runs: {@link StatementRouter#answeredLocally} (the EXPLAIN
- * SHARDGATE gate), digest, query rules, plan-cache hit, the statement's facts (statement scan,
- * INSERT check) and {@link StatementRouter#decide}; the client's packet is then forwarded as it is
- * (no rewrite: the plan keeps the SQL), so nothing is re-encoded.
+ * sbtest1, through the code QueryRouter runs: the digest (the one pass over the client's text),
+ * {@link StatementRouter#answeredLocally} (gated on the digest's first word and marks), query rules,
+ * plan-cache hit, the statement's facts (read off the digest) and {@link StatementRouter#decide};
+ * the client's packet is then forwarded as it is (no rewrite: the plan keeps the SQL), so nothing is
+ * re-encoded.
  *
  * <p>{@code route} is that path; {@code routeAsBefore} a frozen copy of what QueryRouter did before
  * the EXPLAIN gate and the fixed-target shortcut (an EXPLAIN regex {@code Matcher} on every
  * statement and a {@link Values} built for every statement, even for a route whose targets were
- * fixed at planning), kept as the baseline it was measured against; {@code baselineDigest} the
+ * fixed at planning) and a second pass over the text for the session effects (a second digest
+ * now stands in for the statement scanner the digest's marks replaced), kept as the baseline it
+ * was measured against; {@code baselineDigest} the
  * digest alone. Read allocation with {@code -prof gc}.
  *
  * <pre>java -jar benchmarks/target/benchmarks.jar RoutingStepBenchmark -prof gc</pre>
@@ -111,13 +114,13 @@ public class RoutingStepBenchmark {
 
     /** QueryRouter.route up to the decision (the result cache is off, as in the sysbench runs). */
     private Decision route(String sql, Blackhole bh) {
-        if (StatementRouter.answeredLocally(sql, IDLE) != null) {
+        Digest digest = Digest.of(sql);
+        if (StatementRouter.answeredLocally(digest, sql, IDLE) != null) {
             throw new IllegalStateException(sql + " is answered by the router");
         }
-        Digest digest = Digest.of(sql);
         QueryRuleMatch rule = rules.matchQueryRules("app", SysbenchRules.SCHEMA, digest.text());
         Plan plan = StatementRouter.plans(rule) ? cache.get(digest, SysbenchRules.SCHEMA, rules) : null;
-        StatementFacts facts = StatementFacts.of(sql, digest, rule, plan);
+        StatementFacts facts = StatementFacts.of(digest, rule, plan);
         if (bh != null) {
             bh.consume(facts); // the executor reads the effects and INSERT-ness when it runs the statement
         }

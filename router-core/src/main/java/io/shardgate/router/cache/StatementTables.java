@@ -1,6 +1,7 @@
 package io.shardgate.router.cache;
 
 import io.shardgate.cache.QualifiedTable;
+import io.shardgate.sharding.digest.StatementModifiers;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -167,8 +168,8 @@ public final class StatementTables {
             "RESIGNAL",
             "GET");
 
-    private static final Set<String> INSERT_MODIFIERS =
-            Set.of("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE", "INTO");
+    /** Between INSERT and its table once the modifiers are blanked: {@code INSERT [INTO] t}. */
+    private static final String INTO = "INTO";
 
     private StatementTables() {}
 
@@ -206,7 +207,7 @@ public final class StatementTables {
             case "INSERT", "REPLACE" -> {
                 for (int i = 1; i < names.size(); i++) {
                     Name n = names.get(i);
-                    if (n.upper() == null || !INSERT_MODIFIERS.contains(n.upper())) {
+                    if (!INTO.equals(n.upper())) {
                         addTarget(tables, schema, n);
                         break;
                     }
@@ -309,7 +310,6 @@ public final class StatementTables {
         }
     }
 
-    /** The statement's first word upper-cased (after any opening parentheses), or null. */
     /** The statement's first word, upper-cased (leading parentheses skipped), or null. */
     public static String firstWord(String text) {
         int i = 0;
@@ -324,8 +324,13 @@ public final class StatementTables {
         return i > start ? text.substring(start, i).toUpperCase(Locale.ROOT) : null;
     }
 
-    /** The names of {@code text} in order: words and backquoted identifiers, dotted ones joined. */
-    private static List<Name> names(String text) {
+    /**
+     * The names of {@code text} in order: words and backquoted identifiers, dotted ones joined;
+     * statement modifiers ({@code UPDATE IGNORE}, {@code DELETE QUICK}...) are blanked first by the
+     * planner's own {@link StatementModifiers}, so no modifier is ever read as a table.
+     */
+    private static List<Name> names(String normalized) {
+        String text = StatementModifiers.strip(normalized).parseText();
         List<Name> out = new ArrayList<>();
         int n = text.length();
         int i = 0;

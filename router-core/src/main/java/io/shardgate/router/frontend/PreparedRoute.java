@@ -72,9 +72,8 @@ final class PreparedRoute {
         return plan.route() instanceof Route.Session s ? s.statement() : null;
     }
 
-    static PreparedRoute plan(RoutingRules routing, String sql, String schema) {
+    static PreparedRoute plan(RoutingRules routing, Digest digest, String schema) {
         RuleSnapshot rules = routing.current();
-        Digest digest = Digest.of(sql);
         return new PreparedRoute(digest, schema, routing.plan(digest, schema, rules), rules);
     }
 

@@ -19,7 +19,8 @@ import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.ProcesslistQuery;
 import io.shardgate.router.session.StatementEffects;
-import io.shardgate.router.session.StatementScanner;
+import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.Mark;
 import io.shardgate.sharding.plan.Route;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.rule.QueryRuleMatch;
@@ -68,14 +69,16 @@ final class PreparedStatementCommands {
                             + " decode (use utf8mb4, latin1 or another character set with a Java equivalent)"));
             return;
         }
-        if (KillStatement.parse(text) != null || ProcesslistQuery.parse(text) != null) {
+        Digest digest = Digest.of(text);
+        if (KillStatement.parse(digest, text) != null || ProcesslistQuery.parse(digest, text) != null) {
             // they name router sessions: prepared on a backend they would name its threads
             packet.release();
             session.reply(1, Errors.notSupported("KILL or PROCESSLIST as a prepared statement (send it as text)"));
             return;
         }
-        String sql = ConnectionIdCall.substitute(text, session.connectionId());
-        if (!sql.equals(text)) { // the router's session id written in, as for a text statement
+        String sql = ConnectionIdCall.substitute(digest, text, session.connectionId());
+        if (!sql.equals(text)) { // the router's session id written in, as for a text statement: digested anew
+            digest = Digest.of(sql);
             ByteBuf rewritten = session.client().alloc().buffer(1 + sql.length());
             EscapedText.write(rewritten.writeByte(Command.COM_STMT_PREPARE.code()), sql, session.textCharset());
             Packet replaced = new Packet(packet.sequenceId(), rewritten);
@@ -83,7 +86,7 @@ final class PreparedStatementCommands {
             packet = replaced;
         }
         String schema = session.desired().schema();
-        PreparedRoute route = PreparedRoute.plan(session.services().routing(), sql, schema);
+        PreparedRoute route = PreparedRoute.plan(session.services().routing(), digest, schema);
         String ruleError = route.rules()
                 .matchQueryRules(session.user().name(), schema, route.digest().text())
                 .error();
@@ -268,16 +271,11 @@ final class PreparedStatementCommands {
      */
     private long routerLastInsertId(PreparedStatements.Prepared statement) {
         long value = session.lastInsertId().value();
-        if (value == 0 || !(StatementScanner.scan(statement.sql).readsLastInsertId() || namesIdentity(statement.sql))) {
+        Digest digest = statement.route.digest();
+        if (value == 0 || !(digest.has(Mark.LAST_INSERT_ID) || digest.has(Mark.IDENTITY_VARIABLE))) {
             return 0; // the scan runs only in sessions that inserted router-generated keys
         }
         return session.lastInsertId().column(statement.sql) != null ? value : -1;
-    }
-
-    /** Whether {@code sql} reads {@code @@identity} or {@code @@last_insert_id} (LAST_INSERT_ID() by another name). */
-    private static boolean namesIdentity(String sql) {
-        String lower = sql.toLowerCase(java.util.Locale.ROOT);
-        return lower.contains("@@identity") || lower.contains("@@last_insert_id") || lower.contains(".identity");
     }
 
     /** Sends a command on {@code connection}, preparing the statement there first if it has not been. */

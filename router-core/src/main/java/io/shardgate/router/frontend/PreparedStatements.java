@@ -1,6 +1,6 @@
 package io.shardgate.router.frontend;
 
-import io.shardgate.router.session.StatementScanner;
+import io.shardgate.sharding.digest.Mark;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -30,7 +30,8 @@ final class PreparedStatements {
             this.sql = sql;
             this.parameters = parameters;
             this.route = route;
-            this.readsPreviousStatement = StatementScanner.scan(sql).readsPreviousStatement();
+            this.readsPreviousStatement =
+                    route.digest().has(Mark.FOUND_ROWS) || route.digest().has(Mark.ROW_COUNT);
         }
 
         /** The hostgroup a command that is not an execution goes to. */

@@ -54,35 +54,47 @@ final class QueryRouter {
         this.moveWait = new MoveWait(session);
     }
 
-    /** Routes {@code sql}, the text of {@code packet} (a COM_QUERY); takes ownership of the packet. */
+    /**
+     * Routes {@code sql}, the text of {@code packet} (a COM_QUERY); takes ownership of the packet.
+     * The client's text is digested once; every later step reads the digest (its text, literals and
+     * {@link io.shardgate.sharding.digest.Mark marks}), the plan cached by it and the facts made of
+     * it. The few statements the router answers or rewrites itself are looked at closer only when
+     * the digest's first word or marks say they may be one; a rewritten statement is digested anew.
+     */
     void route(Packet packet, String sql) {
-        if (DiagnosticsStatement.is(sql)) {
-            diagnostics(packet, sql);
+        Digest digest = Digest.of(sql);
+        if (DiagnosticsStatement.is(digest, sql)) {
+            diagnostics(packet, digest);
             return;
         }
         // the router's session id, as the handshake, KILL and PROCESSLIST know it
-        String withId = ConnectionIdCall.substitute(sql, session.connectionId());
-        if (routedToSessions(packet, withId)) {
+        String withId = ConnectionIdCall.substitute(digest, sql, session.connectionId());
+        if (!withId.equals(sql)) {
+            digest = Digest.of(withId);
+        }
+        if (routedToSessions(packet, digest, withId)) {
             return;
         }
-        Decision local = StatementRouter.answeredLocally(sql, view);
+        Decision local = StatementRouter.answeredLocally(digest, sql, view);
         if (local != null) {
             packet.release();
             answer(local);
             return;
         }
-        String substituted = session.lastInsertId().substitute(withId);
-        if (!substituted.equals(sql)) { // the router's LAST_INSERT_ID() written in: route by the value
+        String substituted = session.lastInsertId().substitute(digest, withId);
+        if (!substituted.equals(sql)) { // the router's values written in: route by them
             ByteBuf payload = session.client().alloc().buffer(1 + ByteBufUtil.utf8Bytes(substituted));
             EscapedText.write(payload.writeByte(Command.COM_QUERY.code()), substituted, session.textCharset());
             Packet rewritten = new Packet(packet.sequenceId(), payload);
             packet.release();
             packet = rewritten;
+            if (!substituted.equals(withId)) {
+                digest = Digest.of(substituted);
+            }
             sql = substituted;
         }
         RuleSnapshot rules = session.services().routing().current();
         String schema = session.desired().schema();
-        Digest digest = Digest.of(sql);
         session.statement().started(schema, digest, false);
         if (!moveWait.idle()) {
             Packet held = packet;
@@ -101,7 +113,7 @@ final class QueryRouter {
             return; // answered from the result cache, or waiting for another session's fill of it
         }
         Plan plan = StatementRouter.plans(rule) ? session.services().routing().plan(digest, schema, rules) : null;
-        StatementFacts facts = StatementFacts.of(sql, digest, rule, plan);
+        StatementFacts facts = StatementFacts.of(digest, rule, plan);
         Decision decision =
                 StatementRouter.decide(facts, rules, view, session.services().keys());
         carryOut(packet, facts, decision);
@@ -112,14 +124,14 @@ final class QueryRouter {
      * {@code packet} released); false for any other statement. A KILL sent on would end whatever
      * backend thread has that number, a pooled connection of another session perhaps.
      */
-    private boolean routedToSessions(Packet packet, String sql) {
-        KillStatement kill = KillStatement.parse(sql);
+    private boolean routedToSessions(Packet packet, Digest digest, String sql) {
+        KillStatement kill = KillStatement.parse(digest, sql);
         if (kill != null) {
             packet.release();
             KillCommand.run(session, kill);
             return true;
         }
-        ProcesslistQuery processes = ProcesslistQuery.parse(sql);
+        ProcesslistQuery processes = ProcesslistQuery.parse(digest, sql);
         if (processes != null) {
             packet.release();
             ProcesslistCommand.run(session, processes);
@@ -227,9 +239,9 @@ final class QueryRouter {
      * the previous statement's diagnostics; when it left none, on a connection whose diagnostics
      * area {@link DiagnosticsHold#CLEAR} emptied first (the session's older warnings may be in it).
      */
-    private void diagnostics(Packet packet, String sql) {
+    private void diagnostics(Packet packet, Digest digest) {
         SessionLeases leases = session.leases();
-        StatementEffects effects = StatementScanner.scan(sql); // GET DIAGNOSTICS sets user variables
+        StatementEffects effects = StatementScanner.scan(digest); // GET DIAGNOSTICS sets user variables
         BackendLease holder = leases.diagnosticsHolder();
         if (holder != null) {
             session.diagnosticsStatement();

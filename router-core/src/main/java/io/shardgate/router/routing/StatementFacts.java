@@ -17,16 +17,13 @@ import io.shardgate.sharding.rule.QueryRuleMatch;
  */
 public record StatementFacts(Digest digest, QueryRuleMatch rule, Plan plan, StatementEffects effects, boolean insert) {
 
-    /** The facts of {@code sql} (digest {@code digest}): its effects and INSERT-ness scanned from the text. */
-    public static StatementFacts of(String sql, Digest digest, QueryRuleMatch rule, Plan plan) {
-        return new StatementFacts(digest, rule, plan, StatementScanner.scan(sql), isInsert(sql));
-    }
-
-    static boolean isInsert(String sql) {
-        int i = 0;
-        while (i < sql.length() && (Character.isWhitespace(sql.charAt(i)) || sql.charAt(i) == '(')) {
-            i++;
-        }
-        return sql.regionMatches(true, i, "INSERT", 0, 6) || sql.regionMatches(true, i, "REPLACE", 0, 7);
+    /** The facts of the statement {@code digest} was made of: all of them read off the digest. */
+    public static StatementFacts of(Digest digest, QueryRuleMatch rule, Plan plan) {
+        return new StatementFacts(
+                digest,
+                rule,
+                plan,
+                StatementScanner.scan(digest),
+                digest.startsWith("INSERT") || digest.startsWith("REPLACE"));
     }
 }

@@ -4,6 +4,7 @@ import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.Mark;
 import io.shardgate.sharding.key.KeyGenerator;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.RenderedSql;
@@ -44,11 +45,11 @@ import java.util.regex.Pattern;
 public final class StatementRouter {
     private static final Pattern EXPLAIN =
             Pattern.compile("^\\s*EXPLAIN\\s+SHARDGATE\\s+(.+)$", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
-    /** Ends of a transaction that leave nothing behind when no backend began it (not AND CHAIN, RELEASE). */
     /** The BEGIN texts (digest, upper case) the router may answer itself: valid as they are. */
     private static final Set<String> DEFERRABLE_BEGINS = Set.of(
             "BEGIN", "BEGIN WORK", "START TRANSACTION", "START TRANSACTION READ ONLY", "START TRANSACTION READ WRITE");
 
+    /** Ends of a transaction that leave nothing behind when no backend began it (not AND CHAIN, RELEASE). */
     private static final Set<String> ENDS_ONLY = Set.of("COMMIT", "ROLLBACK", "COMMIT WORK", "ROLLBACK WORK");
 
     private static final String SCATTER_CHANGES_SESSION =
@@ -57,34 +58,34 @@ public final class StatementRouter {
     private StatementRouter() {}
 
     /**
-     * The router's own answer to {@code sql} before it is analysed: {@code EXPLAIN SHARDGATE ...},
+     * The router's own answer to {@code sql} (digested as {@code digest}) before it is planned: {@code EXPLAIN SHARDGATE ...},
      * {@code SELECT LAST_INSERT_ID()} while the router holds the session's generated key, {@code
      * SELECT ROW_COUNT()} / {@code SELECT FOUND_ROWS()} when the router knows the previous
      * statement's; null for every other statement.
      */
-    public static Decision answeredLocally(String sql, SessionView session) {
-        if (startsWithExplain(sql)) { // the regex (and its Matcher) only for statements that may be one
+    public static Decision answeredLocally(Digest digest, String sql, SessionView session) {
+        if (digest.startsWith("EXPLAIN")) { // the regex (and its Matcher) only for statements that may be one
             Matcher explain = EXPLAIN.matcher(sql);
             if (explain.matches()) {
                 return new Decision.Explain(explain.group(1));
             }
         }
         long lastInsertId = session.lastInsertId();
-        if (lastInsertId != 0) {
+        if (lastInsertId != 0 && (digest.has(Mark.LAST_INSERT_ID) || digest.has(Mark.IDENTITY_VARIABLE))) {
             String column = LastInsertId.selectColumn(sql);
             if (column != null) {
                 return new Decision.ValueRow(column, lastInsertId);
             }
         }
         long rowCount = session.previousRowCount();
-        if (rowCount != PreviousStatement.UNKNOWN) {
+        if (rowCount != PreviousStatement.UNKNOWN && digest.has(Mark.ROW_COUNT)) {
             String column = PreviousStatement.selectRowCount(sql);
             if (column != null) {
                 return new Decision.ValueRow(column, rowCount);
             }
         }
         long foundRows = session.previousFoundRows();
-        if (foundRows != PreviousStatement.UNKNOWN) {
+        if (foundRows != PreviousStatement.UNKNOWN && digest.has(Mark.FOUND_ROWS)) {
             String column = PreviousStatement.selectFoundRows(sql);
             if (column != null) {
                 return new Decision.ValueRow(column, foundRows);
@@ -319,14 +320,5 @@ public final class StatementRouter {
     /** Whether {@code digestText} is a COMMIT / ROLLBACK of a transaction no backend began. */
     public static boolean endsUnopened(String digestText, SessionView session) {
         return session.transactionOnlyDeclared() && ENDS_ONLY.contains(digestText.toUpperCase(Locale.ROOT));
-    }
-
-    /** Whether the first word of {@code sql} is EXPLAIN (any case), as a cheap gate for {@link #EXPLAIN}. */
-    static boolean startsWithExplain(String sql) {
-        int i = 0;
-        while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
-            i++;
-        }
-        return sql.regionMatches(true, i, "EXPLAIN", 0, 7);
     }
 }

@@ -1,5 +1,8 @@
 package io.shardgate.router.session;
 
+import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.Mark;
+
 /**
  * MySQL's {@code CONNECTION_ID()} answered with the router's session id, the id the client got in
  * its handshake and that {@code KILL} and {@code SHOW PROCESSLIST} use: each call in the statement
@@ -17,6 +20,13 @@ public final class ConnectionIdCall {
     private ConnectionIdCall() {}
 
     /** {@code sql} with every {@code CONNECTION_ID()} call replaced by {@code id}; {@code sql} itself when it has none. */
+    public static String substitute(Digest digest, String sql, long id) {
+        return digest.has(Mark.CONNECTION_ID) || digest.has(Mark.MARIADB_EXECUTABLE_COMMENT)
+                ? substitute(sql, id)
+                : sql;
+    }
+
+    /** {@code sql} with each CONNECTION_ID() call replaced by {@code id}; {@code sql} itself when it has none. */
     public static String substitute(String sql, long id) {
         if (!Lexer.mentions(sql, NAME)) {
             return sql; // the common case: one scan for the letters, no tokens

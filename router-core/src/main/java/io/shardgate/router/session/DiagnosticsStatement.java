@@ -1,5 +1,8 @@
 package io.shardgate.router.session;
 
+import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.Mark;
+
 /**
  * Statements that read the diagnostics area the session's previous statement left — its warnings,
  * notes and error — without replacing it: {@code SHOW WARNINGS}, {@code SHOW ERRORS} (with {@code
@@ -9,6 +12,14 @@ package io.shardgate.router.session;
  */
 public final class DiagnosticsStatement {
     private DiagnosticsStatement() {}
+
+    /**
+     * Whether {@code sql} (digested as {@code digest}) is one of the statements above: looked at
+     * closer only when its first word or marks say it may be.
+     */
+    public static boolean is(Digest digest, String sql) {
+        return (digest.startsWith("SHOW") || digest.startsWith("GET") || digest.has(Mark.DIAGNOSTICS_COUNT)) && is(sql);
+    }
 
     /** Whether {@code sql} is one of the statements above. */
     public static boolean is(String sql) {

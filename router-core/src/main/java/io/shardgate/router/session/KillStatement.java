@@ -1,5 +1,7 @@
 package io.shardgate.router.session;
 
+import io.shardgate.sharding.digest.Digest;
+
 /**
  * {@code KILL [HARD | SOFT] [CONNECTION | QUERY] id} as MySQL and MariaDB read it, where id is a
  * router session id (the handshake's, CONNECTION_ID()'s, PROCESSLIST's Id). Forms the router does
@@ -13,6 +15,11 @@ package io.shardgate.router.session;
 public record KillStatement(boolean query, long id, String refusal) {
 
     /** The KILL in {@code sql}, or null when {@code sql} is not a KILL statement. */
+    public static KillStatement parse(Digest digest, String sql) {
+        return digest.startsWith("KILL") ? parse(sql) : null;
+    }
+
+    /** The KILL statement {@code sql} is, or null. */
     public static KillStatement parse(String sql) {
         if (!Lexer.mentions(sql, "KILL")) {
             return null; // nearly every statement: no tokenising

@@ -1,5 +1,8 @@
 package io.shardgate.router.session;
 
+import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.Mark;
+
 /**
  * A session's LAST_INSERT_ID() while it comes from the router's key generation: the first key
  * generated for the session's last INSERT into a table with {@code key_generation}. The router
@@ -41,6 +44,11 @@ public final class LastInsertId {
      * comments) replaced by the router's value; {@code sql} itself when the router holds no value
      * or there is none.
      */
+    public String substitute(Digest digest, String sql) {
+        return digest.has(Mark.LAST_INSERT_ID) ? substitute(sql) : sql;
+    }
+
+    /** {@code sql} with each {@code LAST_INSERT_ID()} call replaced, as {@link #substitute(Digest, String)}. */
     public String substitute(String sql) {
         if (generated == 0 || !containsIgnoreCase(sql, "LAST_INSERT_ID")) {
             return sql;

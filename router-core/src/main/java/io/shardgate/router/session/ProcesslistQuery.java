@@ -1,5 +1,7 @@
 package io.shardgate.router.session;
 
+import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.Mark;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -44,6 +46,14 @@ public record ProcesslistQuery(
      * @param value a Long for ID and TIME, a String for the other columns
      */
     public record Term(String column, boolean equal, Object value) {}
+
+    /**
+     * The process-list query in {@code sql} (digested as {@code digest}), or null when it is not
+     * one; looked at closer only when the digest saw the word.
+     */
+    public static ProcesslistQuery parse(Digest digest, String sql) {
+        return digest.has(Mark.PROCESSLIST) ? parse(sql) : null;
+    }
 
     /** The process-list query in {@code sql}, or null when {@code sql} is not one. */
     public static ProcesslistQuery parse(String sql) {

@@ -1,6 +1,7 @@
 package io.shardgate.router.session;
 
-import io.shardgate.sharding.digest.StatementPrefix;
+import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.Mark;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -8,80 +9,66 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Finds a statement's session effects ({@link StatementEffects}) with one pass over its text:
- * {@code SET} assignments to replay, {@code USE}, and the constructs that pin a session to its
- * backend connection (user variables, locks, temporary tables, executable comments...).
+ * A statement's session effects ({@link StatementEffects}): {@code SET} assignments to replay,
+ * {@code USE}, and the constructs that pin a session to its backend connection (user variables,
+ * locks, temporary tables, MariaDB executable comments...).
  *
- * <p>Hand-written rather than a parser: it runs for every statement, must not allocate for the
- * common statement without effects, and has to see through MySQL's lexical rules (quotes,
- * backticks, the three comment styles) that a generic SQL parser may reject. When in doubt it pins:
- * keeping a connection costs capacity, replaying the wrong state would cost correctness.
+ * <p>Read off the statement's {@link Digest}: its one pass over the client's text noted every
+ * construct that pins ({@link Mark}), so the common statement costs no scan here and allocates
+ * nothing. Only SET and USE are read again, by a hand-written lexer that sees through MySQL's
+ * lexical rules (quotes, backticks, the three comment styles) a generic SQL parser may reject. When
+ * in doubt it pins: keeping a connection costs capacity, replaying the wrong state would cost
+ * correctness.
  */
 public final class StatementScanner {
     private StatementScanner() {}
 
-    /** The effects of {@code sql}; {@link StatementEffects#NONE} for most statements. */
+    /** The effects of {@code sql}, digested here: for callers that hold no digest of it. */
     public static StatementEffects scan(String sql) {
-        Lexer lexer = new Lexer(sql);
+        return scan(Digest.of(sql));
+    }
+
+    /**
+     * The effects of the statement {@code digest} was made of; {@link StatementEffects#NONE} for
+     * most statements. What pins comes from the digest's {@link Mark}s and first word; only SET and
+     * USE, whose values are not in the digest, read the client's text again.
+     */
+    public static StatementEffects scan(Digest digest) {
         Set<PinReason> pins = null;
         boolean lastInsertId = false;
         boolean previousStatement = false;
-        int firstStart = -1;
-        int firstEnd = -1;
-        while (lexer.next()) {
-            switch (lexer.kind) {
-                case VERSIONED_COMMENT -> pins = add(pins, PinReason.VERSIONED_COMMENT);
-                case USER_VARIABLE -> pins = add(pins, PinReason.USER_VARIABLE);
-                case WORD -> {
-                    if (firstStart < 0) {
-                        firstStart = lexer.start;
-                        firstEnd = lexer.end;
-                    }
-                    if (lexer.is("GET_LOCK") || lexer.is("RELEASE_LOCK") || lexer.is("IS_USED_LOCK")) {
-                        pins = add(pins, PinReason.NAMED_LOCK);
-                    } else if (lexer.is("SQL_CALC_FOUND_ROWS")) {
-                        pins = add(pins, PinReason.FOUND_ROWS);
-                    } else if (lexer.is("FOUND_ROWS")) {
-                        pins = add(pins, PinReason.FOUND_ROWS);
-                        previousStatement = true;
-                    } else if (lexer.is("ROW_COUNT")) {
-                        previousStatement = true;
-                    } else if (lexer.is("TEMPORARY")) {
-                        pins = add(pins, PinReason.TEMPORARY_TABLE);
-                    } else if (lexer.is("LAST_INSERT_ID")) {
-                        lastInsertId = true;
-                    }
-                }
-                default -> {}
-            }
-        }
-        if (firstStart < 0) {
-            return pins == null
-                    ? StatementEffects.NONE
-                    : new StatementEffects(Map.of(), null, pins, lastInsertId, previousStatement);
+        if (!digest.unmarked()) {
+            pins = marked(digest, Mark.MARIADB_EXECUTABLE_COMMENT, PinReason.VERSIONED_COMMENT, pins);
+            pins = marked(digest, Mark.USER_VARIABLE, PinReason.USER_VARIABLE, pins);
+            pins = marked(digest, Mark.NAMED_LOCK, PinReason.NAMED_LOCK, pins);
+            pins = marked(digest, Mark.SQL_CALC_FOUND_ROWS, PinReason.FOUND_ROWS, pins);
+            pins = marked(digest, Mark.FOUND_ROWS, PinReason.FOUND_ROWS, pins);
+            pins = marked(digest, Mark.TEMPORARY, PinReason.TEMPORARY_TABLE, pins);
+            previousStatement = digest.has(Mark.FOUND_ROWS) || digest.has(Mark.ROW_COUNT);
+            lastInsertId = digest.has(Mark.LAST_INSERT_ID);
         }
         String schema = null;
         Map<String, String> variables = Map.of();
         boolean changesGlobals = false;
-        if (word(sql, firstStart, firstEnd, "SET") && StatementPrefix.of(sql) != null) {
+        if (digest.prefix() != null) {
             // SET STATEMENT ... FOR <statement>: the variables last one statement, nothing to replay;
-            // the pass above saw the inner statement's pins
-        } else if (word(sql, firstStart, firstEnd, "SET")) {
-            SetStatement set = SetStatement.parse(sql, firstEnd);
+            // the marks above are the inner statement's and the prefix's
+        } else if (digest.startsWith("SET")) {
+            SetStatement set = SetStatement.parse(digest.sql(), firstWordEnd(digest.sql()));
             variables = set.variables();
             changesGlobals = set.global();
             if (set.untracked()) {
                 pins = add(pins, PinReason.UNTRACKED_SET);
             }
-        } else if (word(sql, firstStart, firstEnd, "USE")) {
-            schema = useTarget(sql, firstEnd);
-        } else if (word(sql, firstStart, firstEnd, "LOCK")) {
+        } else if (digest.startsWith("USE")) {
+            schema = useTarget(digest.sql(), firstWordEnd(digest.sql()));
+        } else if (digest.startsWith("LOCK")) {
             pins = add(pins, PinReason.LOCK_TABLES);
-        } else if (word(sql, firstStart, firstEnd, "PREPARE")) {
+        } else if (digest.startsWith("PREPARE")) {
             pins = add(pins, PinReason.SQL_PREPARE);
-        } else if (word(sql, firstStart, firstEnd, "HANDLER")) {
+        } else if (digest.startsWith("HANDLER")) {
             pins = add(pins, PinReason.HANDLER);
-        } else if (word(sql, firstStart, firstEnd, "XA")) {
+        } else if (digest.startsWith("XA")) {
             pins = add(pins, PinReason.XA);
         }
         if (pins == null
@@ -96,14 +83,25 @@ public final class StatementScanner {
                 variables, schema, pins == null ? Set.of() : pins, lastInsertId, previousStatement, changesGlobals);
     }
 
+    private static Set<PinReason> marked(Digest digest, Mark mark, PinReason reason, Set<PinReason> pins) {
+        return digest.has(mark) ? add(pins, reason) : pins;
+    }
+
+    /** Where the first word of {@code sql} ends (comments and executable-comment markers skipped). */
+    private static int firstWordEnd(String sql) {
+        Lexer lexer = new Lexer(sql);
+        while (lexer.next()) {
+            if (lexer.kind == Lexer.Kind.WORD) {
+                return lexer.end;
+            }
+        }
+        return sql.length();
+    }
+
     private static Set<PinReason> add(Set<PinReason> pins, PinReason reason) {
         Set<PinReason> set = pins == null ? EnumSet.noneOf(PinReason.class) : pins;
         set.add(reason);
         return set;
-    }
-
-    static boolean word(String sql, int start, int end, String keyword) {
-        return end - start == keyword.length() && sql.regionMatches(true, start, keyword, 0, keyword.length());
     }
 
     /** The schema named by {@code USE name}, unquoted; null when the statement is malformed. */

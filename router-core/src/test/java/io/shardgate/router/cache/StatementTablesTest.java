@@ -46,6 +46,17 @@ class StatementTablesTest {
     }
 
     @Test
+    void statementModifiersAreNeverTables() {
+        assertThat(write("DELETE QUICK IGNORE FROM items WHERE id = 3").tables())
+                .containsExactly(t("shop", "items"));
+        assertThat(write("UPDATE LOW_PRIORITY IGNORE items SET x = 1").tables()).containsExactly(t("shop", "items"));
+        assertThat(write("INSERT DELAYED items VALUES (1)").tables()).containsExactly(t("shop", "items"));
+        assertThat(read("SELECT SQL_NO_CACHE STRAIGHT_JOIN a FROM t"))
+                .contains(t("shop", "t"))
+                .doesNotContain(t("shop", "sql_no_cache"), t("shop", "straight_join"));
+    }
+
+    @Test
     void updateAndDeleteChangeTheTablesTheyName() {
         assertThat(write("UPDATE items SET name = 'x' WHERE id = (SELECT 1 FROM other_t)")
                         .tables())

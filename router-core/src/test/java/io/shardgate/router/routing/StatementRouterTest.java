@@ -334,38 +334,36 @@ class StatementRouterTest {
         assertThat(describe(decide(user, session, sql))).as(comment).isEqualTo(expected);
     }
 
+    /** What the router answers itself, as QueryRouter asks: with the statement's digest. */
+    private static Decision answeredLocally(String sql, SessionView session) {
+        return StatementRouter.answeredLocally(Digest.of(sql), sql, session);
+    }
+
     @Test
     void answersExplainShardgateItself() {
-        assertThat(StatementRouter.answeredLocally("  explain shardgate SELECT * FROM orders", IDLE))
+        assertThat(answeredLocally("  explain shardgate SELECT * FROM orders", IDLE))
                 .isEqualTo(new Decision.Explain("SELECT * FROM orders"));
-        assertThat(StatementRouter.answeredLocally("EXPLAIN SELECT * FROM orders", IDLE))
-                .isNull();
+        assertThat(answeredLocally("EXPLAIN SELECT * FROM orders", IDLE)).isNull();
     }
 
     @Test
     void answersRowCountOnlyWhenTheRouterKnowsIt() {
         View merged = IDLE.afterAMerge(7);
-        assertThat(StatementRouter.answeredLocally("SELECT ROW_COUNT()", merged))
-                .isEqualTo(new Decision.ValueRow("ROW_COUNT()", 7));
-        assertThat(StatementRouter.answeredLocally(" select row_count ( ) AS `n` ;", merged))
-                .isEqualTo(new Decision.ValueRow("n", 7));
-        assertThat(StatementRouter.answeredLocally("SELECT ROW_COUNT()", IDLE)).isNull();
-        assertThat(StatementRouter.answeredLocally("SELECT ROW_COUNT() + 1", merged))
-                .isNull();
-        assertThat(StatementRouter.answeredLocally("SELECT FOUND_ROWS()", merged))
-                .isNull();
+        assertThat(answeredLocally("SELECT ROW_COUNT()", merged)).isEqualTo(new Decision.ValueRow("ROW_COUNT()", 7));
+        assertThat(answeredLocally(" select row_count ( ) AS `n` ;", merged)).isEqualTo(new Decision.ValueRow("n", 7));
+        assertThat(answeredLocally("SELECT ROW_COUNT()", IDLE)).isNull();
+        assertThat(answeredLocally("SELECT ROW_COUNT() + 1", merged)).isNull();
+        assertThat(answeredLocally("SELECT FOUND_ROWS()", merged)).isNull();
     }
 
     @Test
     void answersLastInsertIdOnlyWhileTheRouterHoldsIt() {
         View generated =
                 new View("shop", Set.of(), false, List.of(), Set.of(), 1001, PreviousStatement.UNKNOWN, Map.of());
-        assertThat(StatementRouter.answeredLocally("SELECT LAST_INSERT_ID() AS id", generated))
+        assertThat(answeredLocally("SELECT LAST_INSERT_ID() AS id", generated))
                 .isEqualTo(new Decision.ValueRow("id", 1001));
-        assertThat(StatementRouter.answeredLocally("SELECT LAST_INSERT_ID()", IDLE))
-                .isNull();
-        assertThat(StatementRouter.answeredLocally("SELECT * FROM orders", generated))
-                .isNull();
+        assertThat(answeredLocally("SELECT LAST_INSERT_ID()", IDLE)).isNull();
+        assertThat(answeredLocally("SELECT * FROM orders", generated)).isNull();
     }
 
     @Test
@@ -379,7 +377,7 @@ class StatementRouterTest {
         Digest digest = Digest.of(sql);
         QueryRuleMatch rule = SNAPSHOT.matchQueryRules(user, session.schema(), digest.text());
         Plan plan = StatementRouter.plans(rule) ? PLANNER.plan(digest, session.schema(), SNAPSHOT) : null;
-        return StatementRouter.decide(StatementFacts.of(sql, digest, rule, plan), SNAPSHOT, session, keys());
+        return StatementRouter.decide(StatementFacts.of(digest, rule, plan), SNAPSHOT, session, keys());
     }
 
     private static QueryRuleMatch match(String user, String sql) {

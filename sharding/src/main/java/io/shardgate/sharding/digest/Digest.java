@@ -29,6 +29,7 @@ public final class Digest {
     private final int slots;
     private final int parameters;
     private final int hints;
+    private final int marks;
     private final boolean multiStatement;
     private final List<Integer> listSlots;
     private final StatementPrefix prefix;
@@ -41,6 +42,7 @@ public final class Digest {
             int slots,
             int parameters,
             int hints,
+            int marks,
             boolean multiStatement,
             List<Integer> listSlots,
             StatementPrefix prefix) {
@@ -52,6 +54,7 @@ public final class Digest {
         this.slots = slots;
         this.parameters = parameters;
         this.hints = hints;
+        this.marks = marks;
         this.multiStatement = multiStatement;
         this.listSlots = List.copyOf(listSlots);
     }
@@ -80,6 +83,8 @@ public final class Digest {
                 inner.slots,
                 inner.parameters,
                 inner.hints,
+                // what the prefix's values mention counts too (SET STATEMENT x = @v FOR ...)
+                inner.marks | Normalizer.digest(prefix.text()).marks,
                 inner.multiStatement,
                 inner.listSlots,
                 prefix);
@@ -130,6 +135,34 @@ public final class Digest {
 
     public boolean has(Hint hint) {
         return (hints & hint.bit()) != 0;
+    }
+
+    /** Whether the client's text has {@code mark} (or its {@link #prefix()}'s values do). */
+    public boolean has(Mark mark) {
+        return (marks & mark.bit()) != 0;
+    }
+
+    /** Whether the client's text has none of the marks: nothing but planning looks at the statement. */
+    public boolean unmarked() {
+        return marks == 0;
+    }
+
+    /**
+     * Whether the statement's first word (after any opening parentheses) is {@code keyword}, in
+     * any letter case: a look at the normalized text's start, no scan.
+     */
+    public boolean startsWith(String keyword) {
+        int i = 0;
+        while (i < text.length() && text.charAt(i) == '(') {
+            i++;
+        }
+        int end = i + keyword.length();
+        return text.regionMatches(true, i, keyword, 0, keyword.length())
+                && (end == text.length() || !isWordChar(text.charAt(end)));
+    }
+
+    private static boolean isWordChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$';
     }
 
     /** Whether the text holds more than one statement (a {@code ;} before more tokens). */

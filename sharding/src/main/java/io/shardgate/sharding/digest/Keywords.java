@@ -250,6 +250,7 @@ final class Keywords {
     static final Keywords RESERVED_WORDS = new Keywords(RESERVED);
     static final Keywords FUNCTION_WORDS = new Keywords(FUNCTIONS);
     static final Keywords STATEMENT_WORDS = new Keywords(STATEMENT_START);
+    static final Keywords MARKED_WORDS = new Keywords(Mark.WORDS);
 
     private final String[] table;
 

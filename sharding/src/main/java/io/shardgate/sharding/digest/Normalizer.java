@@ -54,6 +54,7 @@ final class Normalizer {
     private int slots;
     private int parameters;
     private int hints;
+    private int marks;
     private boolean inVersionedComment;
     private boolean multiStatement;
     private int statementStart; // out length where the current statement began
@@ -97,6 +98,7 @@ final class Normalizer {
         slots = 0;
         parameters = 0;
         hints = 0;
+        marks = 0;
         inVersionedComment = false;
         multiStatement = false;
         statementStart = 0;
@@ -124,7 +126,8 @@ final class Normalizer {
         out.setLength(end);
         multiStatement = multiStatement && out.indexOf(";") >= 0 && hasSemicolonOutsideQuotes();
         String text = out.toString();
-        return new Digest(sql, text, hash(text), literals, slots, parameters, hints, multiStatement, listSlots, null);
+        return new Digest(
+                sql, text, hash(text), literals, slots, parameters, hints, marks, multiStatement, listSlots, null);
     }
 
     private void step() {
@@ -147,6 +150,9 @@ final class Normalizer {
         } else if (c == '`') {
             int start = pos;
             skipQuoted('`');
+            if (pos - start == 13 && sql.regionMatches(true, start + 1, "processlist", 0, 11)) {
+                marks |= Mark.PROCESSLIST.bit(); // information_schema.`PROCESSLIST`
+            }
             append(WORD, start, pos);
         } else if (isDigit(c) || (c == '.' && isDigit(at(pos + 1)) && last != WORD && last != CLOSE)) {
             number();
@@ -306,6 +312,10 @@ final class Normalizer {
                 return;
             }
         }
+        String marked = Keywords.MARKED_WORDS.lookup(sql, start, pos);
+        if (marked != null) {
+            marks |= Mark.ofWord(marked).bit(); // t.temporary too: when in doubt a later step looks closer
+        }
         if (last != DOT) {
             String keyword = Keywords.RESERVED_WORDS.lookup(sql, start, pos);
             if (keyword != null) {
@@ -344,7 +354,26 @@ final class Normalizer {
                 pos++;
             }
         }
+        if (at(start + 1) != '@') {
+            marks |= Mark.USER_VARIABLE.bit();
+        } else {
+            markSystemVariable(start + 2, pos);
+        }
         append(VAR, start, pos);
+    }
+
+    /** {@code @@[scope.]name} (the name from {@code from} to {@code end}): the counts and identity names. */
+    private void markSystemVariable(int from, int end) {
+        int dot = sql.lastIndexOf('.', end - 1);
+        int name = dot >= from ? dot + 1 : from;
+        int len = end - name;
+        if ((len == 13 && sql.regionMatches(true, name, "warning_count", 0, 13))
+                || (len == 11 && sql.regionMatches(true, name, "error_count", 0, 11))) {
+            marks |= Mark.DIAGNOSTICS_COUNT.bit();
+        } else if ((len == 8 && sql.regionMatches(true, name, "identity", 0, 8))
+                || (len == 14 && sql.regionMatches(true, name, "last_insert_id", 0, 14))) {
+            marks |= Mark.IDENTITY_VARIABLE.bit();
+        }
     }
 
     private void blockComment() {
@@ -359,6 +388,9 @@ final class Normalizer {
             return;
         }
         int contentStart = pos + 2;
+        if (at(contentStart) == 'M' && at(contentStart + 1) == '!') {
+            marks |= Mark.MARIADB_EXECUTABLE_COMMENT.bit();
+        }
         int close = sql.indexOf("*/", contentStart);
         int contentEnd = close < 0 ? n : close;
         pos = close < 0 ? n : close + 2;

@@ -3,6 +3,7 @@ package io.shardgate.sharding.plan;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.sharding.columns.ColumnCatalog;
 import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.StatementModifiers;
 import io.shardgate.sharding.rule.Role;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.util.regex.Matcher;

@@ -3,6 +3,7 @@ package io.shardgate.sharding.plan;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.sharding.columns.ColumnCatalog;
 import io.shardgate.sharding.columns.TableColumns;
+import io.shardgate.sharding.digest.StatementModifiers;
 import io.shardgate.sharding.rule.HashStrategy;
 import io.shardgate.sharding.rule.KeyType;
 import io.shardgate.sharding.rule.Role;

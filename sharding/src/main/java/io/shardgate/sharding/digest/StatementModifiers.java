@@ -1,4 +1,4 @@
-package io.shardgate.sharding.plan;
+package io.shardgate.sharding.digest;
 
 import java.util.EnumSet;
 import java.util.Locale;
@@ -11,17 +11,19 @@ import java.util.Set;
  * know them and reads them as names: {@code UPDATE IGNORE t} as table {@code IGNORE} aliased {@code
  * t}, {@code SELECT SQL_CALC_FOUND_ROWS a} as a column aliased {@code a}. So before parsing they are
  * blanked out of the normalized text with spaces of the same length (parser columns stay offsets
- * into the text, and the SQL sent to shards keeps them) and kept as facts of the statement.
+ * into the text, and the SQL sent to shards keeps them) and kept as facts of the statement. The
+ * planner and the result cache's table finder both read the text through this one definition, so
+ * neither can take a modifier for a table name.
  * {@code DISTINCTROW} becomes {@code DISTINCT}, its synonym.
  *
  * <p>Modifiers are recognised right after each {@code SELECT}, {@code UPDATE}, {@code DELETE},
  * {@code INSERT} and {@code REPLACE} keyword outside back-quoted names (the normalized text has no
  * string literals left), only in the positions MySQL's grammar gives them.
  */
-record StatementModifiers(String parseText, Set<Modifier> found) {
+public record StatementModifiers(String parseText, Set<Modifier> found) {
 
     /** A modifier, with the statements that take it. */
-    enum Modifier {
+    public enum Modifier {
         LOW_PRIORITY,
         HIGH_PRIORITY,
         DELAYED,
@@ -59,7 +61,7 @@ record StatementModifiers(String parseText, Set<Modifier> found) {
             EnumSet.of(Modifier.LOW_PRIORITY, Modifier.DELAYED));
 
     /** The text with every modifier blanked, and the modifiers found. */
-    static StatementModifiers strip(String text) {
+    public static StatementModifiers strip(String text) {
         StringBuilder out = null;
         Set<Modifier> found = EnumSet.noneOf(Modifier.class);
         int i = 0;

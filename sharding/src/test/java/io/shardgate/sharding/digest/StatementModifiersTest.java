@@ -1,8 +1,8 @@
-package io.shardgate.sharding.plan;
+package io.shardgate.sharding.digest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardgate.sharding.plan.StatementModifiers.Modifier;
+import io.shardgate.sharding.digest.StatementModifiers.Modifier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
