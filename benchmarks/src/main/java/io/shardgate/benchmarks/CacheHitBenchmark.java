@@ -14,6 +14,7 @@ import io.shardgate.cache.CachePolicy;
 import io.shardgate.cache.Cacheability;
 import io.shardgate.cache.Lookup;
 import io.shardgate.cache.ResultCache;
+import io.shardgate.router.cache.CacheShape;
 import io.shardgate.router.cache.ResponseVariant;
 import io.shardgate.router.cache.RouterResultCache;
 import io.shardgate.sharding.digest.Digest;
@@ -30,8 +31,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * A result-cache hit as a session serves it: the statement's digest, {@link Cacheability}, its
- * {@link CacheKey}, the lookup ({@link RouterResultCache#lookup}: read tables memo, rule version,
+ * A result-cache hit as a session serves it: the statement's digest, its shape's facts ({@link
+ * RouterResultCache#shape}: remembered per shape), {@link Cacheability}, its {@link CacheKey}, the
+ * lookup ({@link RouterResultCache#lookup}: rule version,
  * Caffeine) and the write of the stored 1-row response (a sysbench point select's answer, recorded
  * from MariaDB) to a channel whose sink counts and releases it. Ids cycle through 1024 stored
  * results, so every call has new literals and the same digest, as under sysbench.
@@ -124,9 +126,10 @@ public class CacheHitBenchmark {
     }
 
     private Lookup lookup(Digest digest) {
-        CacheMode mode = Cacheability.decide(digest, true, false);
+        CacheShape shape = cache.shape(SysbenchRules.SCHEMA, digest);
+        CacheMode mode = Cacheability.decide(digest, shape.uncacheable(), true, false);
         CacheKey key = CacheKey.forQuery(SysbenchRules.SCHEMA, digest, "app", policy, variant);
-        return cache.lookup(RULE_VERSION, key, policy, digest.text(), mode);
+        return cache.lookup(RULE_VERSION, key, policy, shape, mode);
     }
 
     /** Column count, one column definition, the first row and the closing OK of a recorded result. */

@@ -29,10 +29,15 @@ public final class Cacheability {
      *     any statement since the last COMMIT with autocommit off)
      */
     public static CacheMode decide(Digest digest, boolean autocommit, boolean inTransaction) {
-        if (!autocommit || inTransaction || digest.has(Hint.NOCACHE)) {
-            return CacheMode.BYPASS;
-        }
-        if (uncacheableReason(digest) != null) {
+        return decide(digest, uncacheableReason(digest), autocommit, inTransaction);
+    }
+
+    /**
+     * The cache mode for one statement whose shape's {@link #uncacheableReason} is {@code
+     * uncacheable} (worked out once per shape by the caller).
+     */
+    public static CacheMode decide(Digest digest, String uncacheable, boolean autocommit, boolean inTransaction) {
+        if (!autocommit || inTransaction || digest.has(Hint.NOCACHE) || uncacheable != null) {
             return CacheMode.BYPASS;
         }
         return digest.has(Hint.WIPE) ? CacheMode.REFRESH : CacheMode.USE;

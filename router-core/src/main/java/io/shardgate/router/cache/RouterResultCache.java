@@ -10,30 +10,30 @@ import io.shardgate.cache.CacheKey;
 import io.shardgate.cache.CacheMode;
 import io.shardgate.cache.CachePolicy;
 import io.shardgate.cache.Lookup;
-import io.shardgate.cache.QualifiedTable;
 import io.shardgate.cache.ResultCache;
-import java.util.Set;
+import io.shardgate.sharding.digest.Digest;
 
 /**
- * The router's result cache: the shared {@link ResultCache} plus what only the router knows — the
- * tables behind each statement shape ({@link StatementTables}, remembered per shape), the rule
+ * The router's result cache: the shared {@link ResultCache} plus what only the router knows — what
+ * each statement shape reads and changes ({@link CacheShape}, remembered per shape), the rule
  * version the stored results were cached under (a new version purges them: rule indexes and TTLs
  * may have changed), and the operators' purge and stats API ({@link #control}).
  *
  * <p>Shared by every session; thread-safe and non-blocking.
  */
 public final class RouterResultCache implements AutoCloseable {
-    /** Statement shapes whose read tables are remembered; a few hundred bytes each. */
+    /** Statement shapes whose facts are remembered; a few hundred bytes each. */
     private static final long SHAPES = 10_000;
 
     private final ResultCache cache;
     private final CacheControl control;
-    private final Cache<Shape, Set<QualifiedTable>> readTables =
+    private final Cache<Shape, CacheShape> shapes =
             Caffeine.newBuilder().maximumSize(SHAPES).build();
     /** The rule version of the results held; -1 before the first lookup. */
     private volatile long ruleVersion = -1;
 
-    private record Shape(String schema, String text) {}
+    /** A shape's key: the digest text is the inner statement's when a SET STATEMENT prefix precedes it. */
+    private record Shape(String schema, String text, boolean prefixed) {}
 
     public RouterResultCache(CacheConfig config, MeterRegistry registry) {
         this(new ResultCache(config, registry));
@@ -50,18 +50,18 @@ public final class RouterResultCache implements AutoCloseable {
     }
 
     /**
-     * Looks up a cacheable read of normalized {@code text} planned under rule version {@code
-     * version}; see {@link ResultCache#lookup}.
+     * Looks up a cacheable read of shape {@code shape} planned under rule version {@code version};
+     * see {@link ResultCache#lookup}.
      */
-    public Lookup lookup(long version, CacheKey key, CachePolicy policy, String text, CacheMode mode) {
+    public Lookup lookup(long version, CacheKey key, CachePolicy policy, CacheShape shape, CacheMode mode) {
         rulesInForce(version);
-        return cache.lookup(key, policy, () -> readTables(key.schema(), text), mode);
+        return cache.lookup(key, policy, shape::reads, mode);
     }
 
-    /** The tables a read of {@code text} may read, worked out once per statement shape. */
-    private Set<QualifiedTable> readTables(String schema, String text) {
-        return readTables.get(
-                new Shape(schema, text), shape -> Set.copyOf(StatementTables.read(shape.schema(), shape.text())));
+    /** What the shape of {@code digest} in session schema {@code schema} reads and changes: worked out once. */
+    public CacheShape shape(String schema, Digest digest) {
+        return shapes.get(
+                new Shape(schema, digest.text(), digest.prefix() != null), key -> CacheShape.of(schema, digest));
     }
 
     /** Drops what a write (or a committed transaction) changed. */

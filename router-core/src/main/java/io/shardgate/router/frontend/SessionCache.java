@@ -12,10 +12,10 @@ import io.shardgate.cache.Lookup;
 import io.shardgate.cache.ResponseCollector;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.cache.CacheShape;
 import io.shardgate.router.cache.Invalidation;
 import io.shardgate.router.cache.ResponseVariant;
 import io.shardgate.router.cache.RouterResultCache;
-import io.shardgate.router.cache.StatementTables;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.sharding.digest.Digest;
@@ -134,13 +134,14 @@ final class SessionCache {
             pendingWrite = Invalidation.ALL; // what each statement changes is not followed
             return false;
         }
-        Invalidation write = StatementTables.write(schema, text);
+        CacheShape shape = cache.shape(schema, digest);
+        Invalidation write = shape.write();
         if (!write.isNone()) {
             pendingWrite = write;
             return false;
         }
         if (!uncommitted.isNone()) {
-            rollback = StatementTables.isRollback(text);
+            rollback = shape.rollback();
         }
         if (binary && bound == null) {
             return false;
@@ -152,14 +153,17 @@ final class SessionCache {
             return false; // no TTL; or a command of several packets, whose answer starts at another sequence id
         }
         CacheMode mode = Cacheability.decide(
-                digest, autocommit(), inTransaction() || session.transaction().start() != null);
+                digest,
+                shape.uncacheable(),
+                autocommit(),
+                inTransaction() || session.transaction().start() != null);
         if (mode == CacheMode.BYPASS) {
             return false;
         }
         CacheKey key = binary
                 ? CacheKey.forExecute(schema, digest, List.of(bound), user, policy, variant())
                 : CacheKey.forQuery(schema, digest, user, policy, variant());
-        Lookup lookup = cache.lookup(rules.version(), key, policy, text, mode);
+        Lookup lookup = cache.lookup(rules.version(), key, policy, shape, mode);
         if (lookup instanceof Lookup.Hit hit) {
             packet.release();
             session.write(hit.response());
