@@ -55,7 +55,7 @@ import javax.net.ssl.X509TrustManager;
  * with a {@link SocketTimeoutException} instead of hanging it. Not thread-safe, except that
  * {@link #writeFrame} may run on one thread while another reads.
  */
-final class RawMySqlClient implements AutoCloseable {
+public final class RawMySqlClient implements AutoCloseable {
     /** Longest wait for one read; far above any normal answer. */
     static final int READ_TIMEOUT_MILLIS = 30_000;
 
@@ -69,16 +69,16 @@ final class RawMySqlClient implements AutoCloseable {
             | CLIENT_CONNECT_WITH_DB;
 
     /** One packet as received: its sequence id and payload (frames of 16 MiB are not joined). */
-    record RawPacket(int sequenceId, byte[] payload) {
+    public record RawPacket(int sequenceId, byte[] payload) {
         int header() {
             return payload.length == 0 ? -1 : payload[0] & 0xFF;
         }
 
-        boolean isErr() {
+        public boolean isErr() {
             return header() == ErrPacket.HEADER;
         }
 
-        boolean isOk() {
+        public boolean isOk() {
             return header() == 0x00;
         }
 
@@ -87,7 +87,7 @@ final class RawMySqlClient implements AutoCloseable {
             return header() == 0xFE && payload.length < 9;
         }
 
-        ErrPacket err() {
+        public ErrPacket err() {
             if (!isErr()) {
                 throw new AssertionError("expected an ERR packet, got " + this);
             }
@@ -146,7 +146,7 @@ final class RawMySqlClient implements AutoCloseable {
     }
 
     /** Connects, reads the greeting and logs in with mysql_native_password; fails unless the router says OK. */
-    static RawMySqlClient loggedIn(int port, String user, String password, String database) throws IOException {
+    public static RawMySqlClient loggedIn(int port, String user, String password, String database) throws IOException {
         return loggedIn(port, user, password, database, 0);
     }
 
@@ -295,13 +295,13 @@ final class RawMySqlClient implements AutoCloseable {
     }
 
     /** Sends a command packet (sequence id 0) with this payload, without reading the answer. */
-    void sendCommand(byte[] payload) throws IOException {
+    public void sendCommand(byte[] payload) throws IOException {
         nextSequenceId = 0;
         writePacket(payload);
     }
 
     /** COM_QUERY's payload for {@code sql}. */
-    static byte[] comQuery(String sql) {
+    public static byte[] comQuery(String sql) {
         byte[] text = sql.getBytes(UTF_8);
         byte[] payload = new byte[text.length + 1];
         payload[0] = (byte) Command.COM_QUERY.code();
@@ -401,7 +401,7 @@ final class RawMySqlClient implements AutoCloseable {
     }
 
     /** Reads one frame; an end of stream before it is complete is an {@link EOFException}. */
-    RawPacket readPacket() throws IOException {
+    public RawPacket readPacket() throws IOException {
         byte[] header = in.readNBytes(Frame.HEADER_SIZE);
         if (header.length < Frame.HEADER_SIZE) {
             throw new EOFException("connection closed by the router (" + header.length + " header bytes read)");

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shardgate.it.Driver;
+import io.shardgate.it.proxy.RawMySqlClient;
+import io.shardgate.protocol.type.Command;
 import io.shardgate.router.twophase.Outcome;
 import io.shardgate.router.twophase.Resolver;
 import io.shardgate.router.twophase.Xid;
@@ -183,6 +185,62 @@ class TwoPhaseCommitIT {
         }
         assertThat(prepared(10)).isEmpty();
         assertThat(prepared(20)).isEmpty();
+    }
+
+    /**
+     * A one-branch commit sends XA END and XA COMMIT ... ONE PHASE as one multi-statement query; a
+     * client that switched multi-statements off (COM_SET_OPTION, passed to its server session)
+     * makes the server refuse that with ER_PARSE_ERROR, having run neither: the router then sends
+     * them one by one, and the commit stands.
+     */
+    @Test
+    void aOneBranchCommitSurvivesMultiStatementsSwitchedOff() throws Exception {
+        generalLog(10, true);
+        try (RawMySqlClient raw = RawMySqlClient.loggedIn(
+                cluster.router.mysqlPort(), ShardedCluster.USER, ShardedCluster.PASSWORD, SCHEMA)) {
+            raw.sendCommand(new byte[] {(byte) Command.COM_SET_OPTION.code(), 1, 0}); // MULTI_STATEMENTS_OFF
+            RawMySqlClient.RawPacket switched = raw.readPacket();
+            assertThat(switched.isErr()).as("COM_SET_OPTION: %s", switched).isFalse();
+            for (String sql : List.of("BEGIN", "UPDATE accounts SET balance = balance - 7 WHERE id = 1", "COMMIT")) {
+                raw.sendCommand(RawMySqlClient.comQuery(sql));
+                RawMySqlClient.RawPacket answer = raw.readPacket();
+                assertThat(answer.isOk())
+                        .as(sql + ": " + (answer.isErr() ? answer.err() : answer))
+                        .isTrue();
+            }
+        }
+        List<String> xa = generalLog(10, false);
+        assertThat(balance(1)).isEqualTo(93);
+        assertThat(prepared(10)).isEmpty();
+        // the one round trip was tried, the server parsed none of it, and the steps ran one by one
+        assertThat(xa).anyMatch(q -> q.startsWith("XA END ") && q.contains("; XA COMMIT "));
+        assertThat(xa).anyMatch(q -> q.startsWith("XA COMMIT ") && q.endsWith(" ONE PHASE"));
+    }
+
+    /**
+     * Switches the shard's general query log (as a table) on, emptied ({@code on}), or off and
+     * returns the XA statements it logged since, in order.
+     */
+    private static List<String> generalLog(int hostgroup, boolean on) throws SQLException {
+        var shard = cluster.shard(hostgroup);
+        List<String> xa = new ArrayList<>();
+        try (Connection root = Driver.MARIADB.connect(shard.port(), SCHEMA, "root", shard.rootPassword());
+                Statement s = root.createStatement()) {
+            if (on) {
+                s.execute("SET GLOBAL log_output = 'TABLE'");
+                s.execute("TRUNCATE mysql.general_log");
+                s.execute("SET GLOBAL general_log = 1");
+                return xa;
+            }
+            s.execute("SET GLOBAL general_log = 0");
+            try (ResultSet rs = s.executeQuery("SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log"
+                    + " WHERE command_type = 'Query' AND argument LIKE 'XA %' ORDER BY event_time")) {
+                while (rs.next()) {
+                    xa.add(rs.getString(1));
+                }
+            }
+        }
+        return xa;
     }
 
     @Test

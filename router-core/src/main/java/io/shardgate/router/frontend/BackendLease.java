@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.router.backend.RelayTarget;
 import io.shardgate.router.pool.ConnectionKind;
@@ -338,6 +339,46 @@ final class BackendLease implements RelayTarget {
             }
             then.accept(failed ? ErrPacket.read(response.skipBytes(4)) : null);
         });
+    }
+
+    /**
+     * Runs {@code statements} of the router's own as one multi-statement query: one round trip
+     * instead of one each. The server stops at the first error, which {@code then} hears (the
+     * statements before it ran, those after it did not), or null. A server session whose client
+     * switched multi-statements off (COM_SET_OPTION) parses none of it and answers ER_PARSE_ERROR:
+     * then they run one by one.
+     */
+    void runStatements(List<String> statements, Consumer<ErrPacket> then) {
+        runInternal(out -> query(out, String.join("; ", statements)), Response.RESULT_SET, (response, failed) -> {
+            if (current != null) {
+                statusFlags = current.relay().statusFlags();
+            }
+            ErrPacket error = failed ? lastErr(response) : null;
+            if (error != null && error.code() == ErrorCode.ER_PARSE_ERROR.code() && current != null) {
+                runOneByOne(statements, then);
+                return;
+            }
+            then.accept(error);
+        });
+    }
+
+    private void runOneByOne(List<String> statements, Consumer<ErrPacket> then) {
+        runStatement(statements.get(0), failure -> {
+            if (failure != null || statements.size() == 1 || current == null) {
+                then.accept(failure);
+            } else {
+                runOneByOne(statements.subList(1, statements.size()), then);
+            }
+        });
+    }
+
+    /** The ERR that ended a framed response of several results: its last packet. */
+    static ErrPacket lastErr(ByteBuf response) {
+        int last = response.readerIndex();
+        for (int at = last; at + 4 <= response.writerIndex(); at += 4 + response.getUnsignedMediumLE(at)) {
+            last = at;
+        }
+        return ErrPacket.read(response.slice(last + 4, response.getUnsignedMediumLE(last)));
     }
 
     /** Runs one internal command on the held connection; its framed response goes to {@code onResponse}. */

@@ -136,6 +136,20 @@ final class XaCommit {
      * nothing to undo, so committing it before the writer's outcome is known changes no data.
      */
     private void onePhase(BackendLease writer) {
+        if (leases.size() == 1 && writer != null) { // one branch: XA END and the commit in one round trip
+            outcome = "outcome unknown: XA COMMIT ... ONE PHASE was sent to hostgroup "
+                    + writer.hostgroup().id() + ", whose connection ended before it answered";
+            run(writer, List.of("XA END " + branch(writer), "XA COMMIT " + branch(writer) + " ONE PHASE"), failure -> {
+                if (failure == null) {
+                    done(writer);
+                    then.accept(null);
+                    return;
+                }
+                failures.put(writer.hostgroup().id(), failure);
+                rollbackAll(null);
+            });
+            return;
+        }
         pending = leases.size();
         for (BackendLease lease : leases) {
             List<String> steps = lease == writer
@@ -327,19 +341,20 @@ final class XaCommit {
         return out;
     }
 
-    /** Runs {@code steps} on the lease's connection in turn; {@code after} hears the first error, or null. */
+    /**
+     * Runs {@code steps} on the lease's connection in turn, in one round trip ({@link
+     * BackendLease#runStatements}); {@code after} hears the first error, or null.
+     */
     private static void run(BackendLease lease, List<String> steps, Consumer<ErrPacket> after) {
         if (lease.current() == null) {
             after.accept(Errors.of(ErrorCode.ER_UNKNOWN_ERROR, "the connection to the shard was lost"));
             return;
         }
-        lease.runStatement(steps.get(0), failure -> {
-            if (failure != null || steps.size() == 1) {
-                after.accept(failure);
-            } else {
-                run(lease, steps.subList(1, steps.size()), after);
-            }
-        });
+        if (steps.size() == 1) {
+            lease.runStatement(steps.get(0), after);
+        } else {
+            lease.runStatements(steps, after);
+        }
     }
 
     /** The branch's state on this connection is unknown: closed, never pooled (prepared branches outlive it). */
