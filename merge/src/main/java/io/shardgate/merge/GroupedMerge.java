@@ -23,7 +23,7 @@ import java.util.List;
  * <p>Threading: one instance per statement, on the session's event loop. Owns every buffer it holds
  * until {@link #close}.
  */
-public final class GroupedMerge {
+public final class GroupedMerge implements ResultMerge.Whole {
     private final ByteBufAllocator alloc;
     private final ShardStream[] shards;
     private final MergeSpec spec;
@@ -79,6 +79,7 @@ public final class GroupedMerge {
     }
 
     /** The next bytes of shard {@code shard}'s response; released here. */
+    @Override
     public void addAndRelease(int shard, ByteBuf chunk) {
         if (overBudget) {
             chunk.release();
@@ -102,8 +103,14 @@ public final class GroupedMerge {
     }
 
     /** True once the merge holds more than {@code maxBytes}; it has then released what it held. */
+    @Override
     public boolean overBudget() {
         return overBudget;
+    }
+
+    @Override
+    public String holds() {
+        return "GROUP BY, aggregates and DISTINCT hold every group";
     }
 
     /** The bytes the merge holds now (estimated for the group state). */
@@ -154,6 +161,7 @@ public final class GroupedMerge {
      * from 1: the first shard's ERR in shard order, an ERR saying why the results cannot be merged,
      * or the merged result set.
      */
+    @Override
     public ByteBuf result(int statusFlags) {
         if (overBudget) {
             throw new IllegalStateException("the merge gave up: it held more than " + maxBytes + " bytes");
@@ -220,6 +228,7 @@ public final class GroupedMerge {
     }
 
     /** Releases everything held; the merge is unusable after. */
+    @Override
     public void close() {
         release();
     }

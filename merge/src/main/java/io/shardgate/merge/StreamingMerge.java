@@ -30,7 +30,7 @@ import java.util.PriorityQueue;
  * <p>Threading: one instance per statement, on the session's event loop. Owns every buffer it holds
  * until {@link #close}.
  */
-public final class StreamingMerge {
+public final class StreamingMerge implements ResultMerge {
     /** A shard's queue may hold this much before its reading pauses, whatever maxBytes says. */
     private static final long MIN_QUEUE_BYTES = 16 * 1024;
     /**
@@ -119,6 +119,7 @@ public final class StreamingMerge {
     }
 
     /** The next bytes of shard {@code shard}'s response; released here. */
+    @Override
     public void addAndRelease(int shard, ByteBuf chunk) {
         if (complete) {
             chunk.release(); // the answer is sent: the rest of the response is read and dropped
@@ -440,6 +441,7 @@ public final class StreamingMerge {
     }
 
     /** Releases everything held; the merge is unusable after. */
+    @Override
     public void close() {
         finish();
         for (ShardStream s : shards) {

@@ -3,9 +3,10 @@ package io.shardgate.router.frontend;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.shardgate.merge.BufferedMerge;
 import io.shardgate.merge.GroupedMerge;
 import io.shardgate.merge.MergeException;
-import io.shardgate.merge.ShardResultMerger;
+import io.shardgate.merge.ResultMerge;
 import io.shardgate.merge.StreamingMerge;
 import io.shardgate.protocol.codec.EscapedText;
 import io.shardgate.protocol.codec.LengthEncoded;
@@ -33,7 +34,6 @@ import io.shardgate.sharding.plan.Target;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.plan.Values;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
@@ -50,7 +50,8 @@ import java.util.function.Consumer;
  * LIMIT is reached the rest of every response is read and dropped, so each connection ends clean
  * (a transaction on it stays intact) before the next statement runs. Grouping, aggregates and
  * DISTINCT fold each row into their groups as it arrives ({@link GroupedMerge}) and answer when
- * every shard has ended; OK responses (writes) are buffered whole ({@link ShardResultMerger}).
+ * every shard has ended; OK responses (writes) are buffered whole ({@link BufferedMerge}): one
+ * {@link ResultMerge}, chosen by {@link ResultMerge#of}.
  * Either way the merge holds at most {@code server.max_merge_bytes} (for groups: as estimated from
  * their values); beyond that the statement fails with ER_OUT_OF_RESOURCES.
  *
@@ -75,14 +76,8 @@ final class ScatterExecution {
     private final long maxBytes;
     /** The plan's merge for this execution's values. */
     private final MergeSpec merge;
-    /** The streamed merge, or null when the responses are buffered whole. */
-    private final StreamingMerge streaming;
-    /** The grouped, aggregate or DISTINCT merge folding rows as they arrive, or null. */
-    private final GroupedMerge grouped;
-    /** Buffered responses, by target (null while streaming or grouping). */
-    private final ByteBuf[] responses;
-
-    private long bufferedBytes;
+    /** How the targets' responses become the client's answer: streamed, grouped or buffered. */
+    private final ResultMerge results;
     /** The connection each target's response comes from, while it runs. */
     private final PooledConnection[] connections;
 
@@ -130,35 +125,16 @@ final class ScatterExecution {
                 ? session.services().twoPhase().next()
                 : null;
         this.merge = plan.merge().resolve(values);
-        if (plan.kind() == StatementKind.SELECT && StreamingMerge.streams(merge)) {
-            this.streaming = new StreamingMerge(
-                    session.client().alloc(),
-                    n,
-                    merge,
-                    limit(merge.offset(), -1),
-                    limit(merge.count(), -1),
-                    parameters != null,
-                    deprecateEof(),
-                    maxBytes);
-            this.grouped = null;
-            this.responses = null;
-        } else if (plan.kind() == StatementKind.SELECT && GroupedMerge.applies(merge)) {
-            this.streaming = null;
-            this.grouped = new GroupedMerge(
-                    session.client().alloc(),
-                    n,
-                    merge,
-                    limit(merge.offset(), -1),
-                    limit(merge.count(), -1),
-                    parameters != null,
-                    deprecateEof(),
-                    maxBytes);
-            this.responses = null;
-        } else {
-            this.streaming = null;
-            this.grouped = null;
-            this.responses = new ByteBuf[n];
-        }
+        this.results = ResultMerge.of(
+                plan.kind() == StatementKind.SELECT,
+                session.client().alloc(),
+                n,
+                merge,
+                limit(merge.offset(), -1),
+                limit(merge.count(), -1),
+                parameters != null,
+                deprecateEof(),
+                maxBytes);
     }
 
     void start() {
@@ -314,38 +290,15 @@ final class ScatterExecution {
             chunk.release(); // the client's answer is out: the rest is read to the end and dropped
             return;
         }
-        if (streaming != null) {
-            streaming.addAndRelease(index, chunk);
+        results.addAndRelease(index, chunk);
+        if (results instanceof StreamingMerge) {
             pump();
-            return;
-        }
-        if (grouped != null) {
-            grouped.addAndRelease(index, chunk);
-            if (grouped.overBudget()) {
-                answer(error(Errors.of(
-                        ErrorCode.ER_OUT_OF_RESOURCES,
-                        "Out of memory: merging the results of " + connections.length
-                                + " shards needs more than server.max_merge_bytes (" + maxBytes
-                                + " bytes); GROUP BY, aggregates and DISTINCT hold every group")));
-            }
-            return;
-        }
-        try {
-            bufferedBytes += chunk.readableBytes();
-            if (bufferedBytes > maxBytes) {
-                answer(error(Errors.of(
-                        ErrorCode.ER_OUT_OF_RESOURCES,
-                        "Out of memory: merging the results of " + responses.length
-                                + " shards needs more than server.max_merge_bytes (" + maxBytes
-                                + " bytes); GROUP BY, aggregates and DISTINCT hold the shards' whole results")));
-                return;
-            }
-            if (responses[index] == null) {
-                responses[index] = session.client().alloc().buffer(Math.max(256, chunk.readableBytes()));
-            }
-            responses[index].writeBytes(chunk);
-        } finally {
-            chunk.release();
+        } else if (results instanceof ResultMerge.Whole whole && whole.overBudget()) {
+            answer(error(Errors.of(
+                    ErrorCode.ER_OUT_OF_RESOURCES,
+                    "Out of memory: merging the results of " + connections.length
+                            + " shards needs more than server.max_merge_bytes (" + maxBytes + " bytes); "
+                            + whole.holds())));
         }
     }
 
@@ -362,7 +315,7 @@ final class ScatterExecution {
         if (aborted) {
             return;
         }
-        if (streaming != null) {
+        if (results instanceof StreamingMerge) {
             pump();
         } else if (pending == 0 && !answered) {
             if (atomicity == StatementAtomicity.XA) {
@@ -378,9 +331,9 @@ final class ScatterExecution {
                 answerAfterColumnRefresh();
                 return;
             }
-            answer(grouped != null ? mergeGrouped() : mergeBuffered());
+            answer(merged());
         }
-        if (pending == 0 && !aborted && (streaming == null || streaming.complete())) {
+        if (pending == 0 && !aborted && (!(results instanceof StreamingMerge streaming) || streaming.complete())) {
             finish();
         }
     }
@@ -451,10 +404,9 @@ final class ScatterExecution {
             return;
         }
         if (endError != null) {
-            releaseResponses();
-            answer(error(endError));
+            answer(error(endError)); // (what the merge held is released)
         } else {
-            answer(mergeBuffered());
+            answer(merged());
         }
         finish();
     }
@@ -471,7 +423,7 @@ final class ScatterExecution {
                 .refresh()
                 .addListener(f -> client.eventLoop().execute(() -> {
                     if (!aborted && !answered) {
-                        answer(mergeBuffered());
+                        answer(merged());
                         finish();
                     }
                 }));
@@ -479,7 +431,7 @@ final class ScatterExecution {
 
     /** Writes what the streamed merge can give while the client takes it; pauses or resumes the shards. */
     private void pump() {
-        if (aborted || answered) {
+        if (aborted || answered || !(results instanceof StreamingMerge streaming)) {
             return;
         }
         Channel client = session.client();
@@ -505,7 +457,10 @@ final class ScatterExecution {
 
     /** The client's channel can take writes again: merge on. */
     private void clientWritable() {
-        if (streaming != null && !aborted && !answered && session.client().isWritable()) {
+        if (results instanceof StreamingMerge streaming
+                && !aborted
+                && !answered
+                && session.client().isWritable()) {
             pump();
             if (pending == 0 && streaming.complete()) {
                 finish();
@@ -513,36 +468,24 @@ final class ScatterExecution {
         }
     }
 
-    private ByteBuf mergeGrouped() {
+    /** The answer of a merge of whole responses, or its error; what it held is released. */
+    private ByteBuf merged() {
+        ResultMerge.Whole whole = (ResultMerge.Whole) results;
         try {
-            return grouped.result(session.leases().statusFlags());
-        } finally {
-            grouped.close();
-        }
-    }
-
-    private ByteBuf mergeBuffered() {
-        try {
-            return ShardResultMerger.merge(
-                    session.client().alloc(),
-                    Arrays.asList(responses),
-                    merge,
-                    limit(merge.offset(), -1),
-                    limit(merge.count(), -1),
-                    parameters != null,
-                    deprecateEof(),
-                    session.leases().statusFlags());
+            return whole.result(session.leases().statusFlags());
         } catch (MergeException e) {
             return error(e.toErr());
         } finally {
-            releaseResponses();
+            whole.close();
         }
     }
 
     /** Sends the client's whole answer now; responses still arriving are dropped. */
     private void answer(ByteBuf response) {
         answered = true;
-        releaseResponses();
+        if (results instanceof ResultMerge.Whole whole) {
+            whole.close(); // (a streamed merge is closed when it completes or the session aborts)
+        }
         long generated = values.firstGeneratedKey();
         if (generated != 0 && GeneratedInsertOk.isOk(response)) {
             response = GeneratedInsertOk.withInsertIdAndRelease(session.client().alloc(), response, generated);
@@ -595,27 +538,6 @@ final class ScatterExecution {
         if (xaEnd != null) {
             xaEnd.abandon();
         }
-        releaseResponses();
-        if (streaming != null) {
-            streaming.close();
-        }
-        if (grouped != null) {
-            grouped.close();
-        }
-    }
-
-    private void releaseResponses() {
-        if (grouped != null) {
-            grouped.close();
-        }
-        if (responses == null) {
-            return;
-        }
-        for (int i = 0; i < responses.length; i++) {
-            if (responses[i] != null) {
-                responses[i].release();
-                responses[i] = null;
-            }
-        }
+        results.close();
     }
 }
