@@ -347,7 +347,7 @@ public final class SourceMove implements AutoCloseable {
         if (writing) {
             ShardSessions.forWriting(c);
         } else {
-            ShardSessions.forReading(c);
+            ShardSessions.forLockingReads(c);
         }
         return c;
     }
