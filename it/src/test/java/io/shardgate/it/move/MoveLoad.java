@@ -114,7 +114,8 @@ final class MoveLoad implements AutoCloseable {
                         case 0 -> {
                             long id = next++;
                             touched.add(id);
-                            String sql = "INSERT INTO orders VALUES (" + id + ", " + amount + ", 'new')";
+                            String sql =
+                                    "INSERT INTO orders (id, amount, note) VALUES (" + id + ", " + amount + ", 'new')";
                             s.executeUpdate(sql);
                             apply(ref, sql);
                         }
@@ -150,7 +151,7 @@ final class MoveLoad implements AutoCloseable {
                             List<String> tx = List.of(
                                     "UPDATE orders SET amount = " + amount + " WHERE id = " + key,
                                     "UPDATE orders SET amount = amount + 1 WHERE id = " + other,
-                                    "INSERT INTO orders VALUES (" + id + ", " + amount + ", 'tx')");
+                                    "INSERT INTO orders (id, amount, note) VALUES (" + id + ", " + amount + ", 'tx')");
                             c.setAutoCommit(false);
                             for (String sql : tx) {
                                 s.executeUpdate(sql);
@@ -234,7 +235,10 @@ final class MoveLoad implements AutoCloseable {
                     apply(ref, "DELETE FROM orders WHERE id = " + key);
                     Object[] row = rows.get(key);
                     if (row != null) {
-                        apply(ref, "INSERT INTO orders VALUES (" + row[0] + ", " + row[1] + ", '" + row[2] + "')");
+                        apply(
+                                ref,
+                                "INSERT INTO orders (id, amount, note) VALUES (" + row[0] + ", " + row[1] + ", '"
+                                        + row[2] + "')");
                     }
                 }
                 return c;

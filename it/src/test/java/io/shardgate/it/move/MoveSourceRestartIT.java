@@ -91,8 +91,9 @@ class MoveSourceRestartIT {
                 "zookeeper: {connect: \"127.0.0.1:" + zooKeeper.port() + "\", root: " + ROOT + "}",
                 "users: [{name: app, password: app}]",
                 "hostgroups:",
+                // a stopped shard refuses connections at once; a slow check on a loaded machine is no failure
                 shards.hostgroupsYaml("pool: {acquire_timeout_millis: 3000},"
-                        + " monitor: {interval_millis: 200, timeout_millis: 500, shun_after_failures: 2}"),
+                        + " monitor: {interval_millis: 200, timeout_millis: 3000, shun_after_failures: 2}"),
                 "schemas:",
                 "  - name: shop",
                 "    default_hostgroup: 10",
@@ -220,14 +221,19 @@ class MoveSourceRestartIT {
                         contents.differences().size())
                 .isEqualTo(List.of());
         java.util.Map<Integer, Long> codes = new java.util.TreeMap<>();
-        load.errors.forEach(e -> codes.merge(e.code(), 1L, Long::sum));
+        java.util.Map<Integer, String> firstMessage = new java.util.TreeMap<>();
+        load.errors.forEach(e -> {
+            codes.merge(e.code(), 1L, Long::sum);
+            firstMessage.putIfAbsent(
+                    e.code(), e.message().substring(0, Math.min(160, e.message().length())));
+        });
         System.out.printf(
                 "MoveSourceRestartIT: buckets %d-%d, source restarted while %s (down and back in the router %d ms,"
                         + " move %s right after); done: rows copied %d, binlog rows %d, resumed %d times, rows"
                         + " deleted on the source %d, statements held %d ms; clients: %d writes acknowledged, %d"
                         + " reads, %d errors while the shard was down (by code %s), %d rows left uncertain and"
                         + " settled from the router, 0 errors otherwise; rows per hostgroup %s, reference diff"
-                        + " empty%n",
+                        + " empty; first message by code: %s%n",
                 lo,
                 hi,
                 atStop.state(),
@@ -243,7 +249,8 @@ class MoveSourceRestartIT {
                 load.errors.size(),
                 codes,
                 load.uncertain.get(),
-                contents.perHostgroup());
+                contents.perHostgroup(),
+                firstMessage);
         assertThat(atStop.state()).as("the phase the restart hit").isIn("copying", "catching_up");
         assertThat(done.path("progress").path("resumed").asLong())
                 .as("the move resumed after the restart")
