@@ -1,11 +1,16 @@
 package io.shardgate.move;
 
 import java.sql.SQLException;
+import java.time.Duration;
 
 /**
  * Runs a mover step again when InnoDB gave up waiting for a row lock (1205) or chose it as a deadlock
  * victim (1213): the source's clients hold the rows the mover reads with shared locks ({@link
- * RowReader#committed}) as long as their transactions run, which is no reason to fail a move.
+ * RowReader#committed}) as long as their transactions run, which is no reason to fail a move. The
+ * mover's reading sessions wait {@value ShardSessions#LOCK_WAIT_SECONDS} s for a lock at a time
+ * ({@link ShardSessions#forLockingReads}), so the shared locks a statement already holds on other
+ * rows never keep clients waiting longer than that; the step is tried again for up to {@link
+ * #BUDGET} in all.
  */
 final class LockWaits {
     /** A step that may be run again from its start. */
@@ -14,16 +19,22 @@ final class LockWaits {
         T run() throws SQLException;
     }
 
-    static final int ATTEMPTS = 20;
+    /** How long a step keeps trying (a client transaction holding a moving row that long fails the move). */
+    static final Duration BUDGET = Duration.ofMinutes(5);
 
     private LockWaits() {}
 
     static <T> T retried(Step<T> step) throws SQLException {
+        return retried(step, BUDGET);
+    }
+
+    static <T> T retried(Step<T> step, Duration budget) throws SQLException {
+        long deadline = System.nanoTime() + budget.toNanos();
         for (int attempt = 1; ; attempt++) {
             try {
                 return step.run();
             } catch (SQLException e) {
-                if ((e.getErrorCode() != 1205 && e.getErrorCode() != 1213) || attempt == ATTEMPTS) {
+                if (!lockWait(e) || System.nanoTime() - deadline > 0) {
                     throw e;
                 }
                 try {
@@ -34,5 +45,10 @@ final class LockWaits {
                 }
             }
         }
+    }
+
+    /** A lock wait timeout or a deadlock: the step did nothing and may run again. */
+    static boolean lockWait(SQLException e) {
+        return e.getErrorCode() == 1205 || e.getErrorCode() == 1213;
     }
 }

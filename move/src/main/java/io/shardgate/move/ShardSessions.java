@@ -27,6 +27,22 @@ public final class ShardSessions {
         }
     }
 
+    /** How long the mover's locking reads wait for a row lock at a time ({@link LockWaits} tries again). */
+    static final int LOCK_WAIT_SECONDS = 1;
+
+    /**
+     * A session for the source's locking reads ({@link RowReader#committed}): the reading settings,
+     * and a row lock waited for {@value #LOCK_WAIT_SECONDS} s at most. A statement that waits for one
+     * row holds its shared locks on the rows it read before; InnoDB's default (50 s) would make the
+     * clients writing those rows wait as long behind the mover (and fail with 1205).
+     */
+    public static void forLockingReads(Connection connection) throws SQLException {
+        forReading(connection);
+        try (Statement s = connection.createStatement()) {
+            s.execute("SET SESSION innodb_lock_wait_timeout = " + LOCK_WAIT_SECONDS);
+        }
+    }
+
     /**
      * A writing session: the reading settings plus {@link #WRITE_SQL_MODE}, foreign key checks off
      * (rows of related tables arrive in any order; they were checked on the source), and explicit

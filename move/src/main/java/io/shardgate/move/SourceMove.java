@@ -204,6 +204,19 @@ public final class SourceMove implements AutoCloseable {
         return tail;
     }
 
+    /**
+     * Bytes of the source's binary log the catch-up has still to apply (see {@link
+     * BinlogPosition#bytesBefore}: -1 when the log rotated since the position applied last).
+     */
+    public long lagBytes() throws SQLException {
+        BinlogPosition now = BinlogSource.current(sourceRead);
+        BinlogPosition at;
+        synchronized (this) {
+            at = appliedPosition;
+        }
+        return at == null ? -1 : at.bytesBefore(now);
+    }
+
     /** Why the catch-up stopped (the tail's failure or the applier's), if it did. */
     public Optional<Throwable> failure() {
         if (applyFailure != null) {
@@ -347,7 +360,7 @@ public final class SourceMove implements AutoCloseable {
         if (writing) {
             ShardSessions.forWriting(c);
         } else {
-            ShardSessions.forReading(c);
+            ShardSessions.forLockingReads(c);
         }
         return c;
     }

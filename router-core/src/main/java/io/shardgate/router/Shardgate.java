@@ -415,7 +415,9 @@ public final class Shardgate implements AutoCloseable {
                             sessions::snapshot,
                             metrics.digests(),
                             cache.control(),
-                            resolver);
+                            resolver,
+                            moveRunner,
+                            moves::waitingCount);
                 } catch (RuntimeException e) {
                     listener.close().syncUninterruptibly();
                     throw e;

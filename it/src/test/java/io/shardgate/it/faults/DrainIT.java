@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardgate.it.Driver;
+import io.shardgate.it.server.RouterProcess;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;

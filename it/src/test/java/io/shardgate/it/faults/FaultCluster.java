@@ -20,7 +20,7 @@ import java.util.function.BooleanSupplier;
  * Two real MariaDB shards (hostgroups 10 and 20) that a test can kill, stop and restart on the
  * same port and data directory, and the router configuration in front of them: table {@code
  * items} is range-sharded on {@code id} (below {@value #SPLIT} on hostgroup 10, the rest on 20).
- * The router runs in-process ({@link #startRouter}) or as its own JVM ({@link RouterProcess}).
+ * The router runs in-process ({@link #startRouter}) or as its own JVM ({@link io.shardgate.it.server.RouterProcess}).
  * The monitor checks every {@value #MONITOR_INTERVAL_MILLIS} ms, so a shard that comes back is
  * ONLINE again within a few checks.
  */

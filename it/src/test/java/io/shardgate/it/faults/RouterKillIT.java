@@ -4,6 +4,7 @@ import static io.shardgate.it.faults.FaultCluster.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardgate.it.Driver;
+import io.shardgate.it.server.RouterProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -8,6 +8,7 @@ import static io.shardgate.it.faults.TransferShards.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardgate.it.Driver;
+import io.shardgate.it.server.RouterProcess;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -64,6 +64,18 @@ public record BinlogPosition(String file, long position) implements Comparable<B
         return compareTo(other) >= 0;
     }
 
+    /**
+     * How many bytes of the log lie between this position and {@code ahead} (0 when this one is at
+     * or past it); -1 when {@code ahead} is in a later file, where the sizes of the files between are
+     * not known here.
+     */
+    public long bytesBefore(BinlogPosition ahead) {
+        if (reached(ahead)) {
+            return 0;
+        }
+        return sequence() == ahead.sequence() ? ahead.position - position : -1;
+    }
+
     @Override
     public String toString() {
         return file + ":" + position;

@@ -106,7 +106,10 @@ public final class BinlogTail implements AutoCloseable {
             @Override
             public void onDisconnect(BinaryLogClient c) {
                 if (!closing) {
-                    fail(new IllegalStateException("the binary log stream of " + login + " ended after " + position));
+                    // the source closed it (a restart, a kill): a lost connection, as the mover resumes on
+                    fail(new IllegalStateException(
+                            "the binary log stream of " + login + " ended after " + position,
+                            new java.io.EOFException("the source closed the binary log stream")));
                 }
             }
         });

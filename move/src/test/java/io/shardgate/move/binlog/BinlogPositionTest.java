@@ -71,4 +71,19 @@ class BinlogPositionTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("different log series");
     }
+
+    @Test
+    void theBytesBetweenTwoPositionsAreKnownWithinOneFile() {
+        BinlogPosition applied = BinlogPosition.parse("shard-bin.000002:1000");
+        assertThat(applied.bytesBefore(BinlogPosition.parse("shard-bin.000002:5096")))
+                .isEqualTo(4096);
+        assertThat(applied.bytesBefore(applied)).isZero();
+        assertThat(applied.bytesBefore(BinlogPosition.parse("shard-bin.000002:400")))
+                .isZero();
+        assertThat(applied.bytesBefore(BinlogPosition.parse("shard-bin.000001:9999")))
+                .isZero();
+        assertThat(applied.bytesBefore(BinlogPosition.parse("shard-bin.000003:4")))
+                .as("a later file: the sizes between are unknown")
+                .isEqualTo(-1);
+    }
 }

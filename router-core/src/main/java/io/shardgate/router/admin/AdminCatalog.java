@@ -21,6 +21,8 @@ import java.util.TreeMap;
  * runtime_hostgroups, runtime_users, ...      the version in force (read-only)
  * runtime_config                              version, ZooKeeper, draft state, last refusal, restarts due
  * stats_routers                               the cluster's live routers
+ * stats_moves                                 the cluster's online moves ({@link MovesTable}: INSERT
+ *                                             starts one, UPDATE ... SET state = 'cancelled' cancels)
  * runtime_servers, stats_*                    this router's servers, sessions, pools, digests, cache
  *                                             ({@link RouterTables}: UPDATE runtime_servers SET status,
  *                                             DELETE FROM stats_query_digest, PURGE CACHE)
@@ -61,6 +63,12 @@ final class AdminCatalog {
         draft.refresh(store.current().orElse(null));
         if (statement instanceof AdminStatement.Select select) {
             return select.table() == null ? variables.select(select.items(), user) : select(select);
+        }
+        if (statement instanceof AdminStatement.Insert insert && insert.table().equals(MovesTable.NAME)) {
+            return router.moves().insert(insert.columns(), insert.rows());
+        }
+        if (statement instanceof AdminStatement.Update update && update.table().equals(MovesTable.NAME)) {
+            return new AdminResult.Done(router.moves().update(update.set(), update.where()), "");
         }
         if (statement instanceof AdminStatement.Insert insert) {
             return new AdminResult.Done(

@@ -8,6 +8,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.shardgate.admin.http.CacheControl;
+import io.shardgate.admin.http.MoveControl;
 import io.shardgate.admin.store.RuleStore;
 import io.shardgate.protocol.frame.PacketFrameDecoder;
 import io.shardgate.router.control.LiveConfiguration;
@@ -64,7 +65,9 @@ public final class AdminEndpoint implements AutoCloseable {
             Supplier<List<SessionInfo>> sessions,
             QueryDigestStats digests,
             CacheControl cache,
-            Resolver resolver) {
+            Resolver resolver,
+            MoveControl moves,
+            IntSupplier heldStatements) {
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "shardgate-admin-sql");
             t.setDaemon(true);
@@ -74,7 +77,14 @@ public final class AdminEndpoint implements AutoCloseable {
                 store,
                 publisher,
                 live,
-                new RouterTables(hostgroups, clientConnections, sessions, digests, cache, new InDoubtTable(resolver)),
+                new RouterTables(
+                        hostgroups,
+                        clientConnections,
+                        sessions,
+                        digests,
+                        cache,
+                        new InDoubtTable(resolver),
+                        new MovesTable(moves, heldStatements)),
                 new AdminVariables(services.serverVersion()));
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, workers)

@@ -29,7 +29,14 @@ final class RouterTables {
     static final String SERVERS = "runtime_servers";
     static final String DIGESTS = "stats_query_digest";
     static final List<String> NAMES = List.of(
-            SERVERS, "stats_cache", "stats_connections", "stats_pools", DIGESTS, "stats_sessions", InDoubtTable.NAME);
+            SERVERS,
+            "stats_cache",
+            "stats_connections",
+            "stats_pools",
+            DIGESTS,
+            "stats_sessions",
+            InDoubtTable.NAME,
+            MovesTable.NAME);
 
     private final Hostgroups hostgroups;
     private final BackendServers servers;
@@ -38,6 +45,7 @@ final class RouterTables {
     private final QueryDigestStats digests;
     private final CacheControl cache;
     private final InDoubtTable inDoubt;
+    private final MovesTable moves;
 
     RouterTables(
             Hostgroups hostgroups,
@@ -45,7 +53,8 @@ final class RouterTables {
             Supplier<List<SessionInfo>> sessions,
             QueryDigestStats digests,
             CacheControl cache,
-            InDoubtTable inDoubt) {
+            InDoubtTable inDoubt,
+            MovesTable moves) {
         this.hostgroups = hostgroups;
         this.servers = new BackendServers(hostgroups);
         this.clientConnections = clientConnections;
@@ -53,6 +62,12 @@ final class RouterTables {
         this.digests = digests;
         this.cache = cache;
         this.inDoubt = inDoubt;
+        this.moves = moves;
+    }
+
+    /** The cluster's online moves (see {@link MovesTable}). */
+    MovesTable moves() {
+        return moves;
     }
 
     /** The two-phase transactions in doubt (see {@link InDoubtTable}). */
@@ -70,6 +85,7 @@ final class RouterTables {
             case DIGESTS -> digestRows();
             case "stats_sessions" -> sessions();
             case InDoubtTable.NAME -> inDoubt.rows();
+            case MovesTable.NAME -> moves.rows();
             default -> null;
         };
     }

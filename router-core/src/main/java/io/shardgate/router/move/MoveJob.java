@@ -55,6 +55,8 @@ final class MoveJob implements Runnable {
     private static final Duration LEVEL_BEFORE_HOLD = Duration.ofSeconds(30);
     /** The schemas document before the switch, stored just before publishing it. */
     private static final String RULES_BEFORE = "rules.before";
+    /** Progress: how many times a job of the move stopped on a lost connection and the move went on. */
+    static final String RESUMED = "resumed";
 
     private final String id;
     private final MoveContext context;
@@ -62,6 +64,9 @@ final class MoveJob implements Runnable {
     private final Map<Integer, SourceMove> sources = new LinkedHashMap<>();
     private final Map<Integer, BinlogPosition> applied = new ConcurrentHashMap<>();
     private final AtomicLong rowsCopied = new AtomicLong();
+    /** Rows the copy wrote a second, over this job's run of the table it copies (0 before). */
+    private volatile long copyRate;
+
     private MoveLog.Stored stored;
     private long lastSave;
 
@@ -107,6 +112,9 @@ final class MoveJob implements Runnable {
                 LOG.info("move {}: stopped on this router ({}); the cluster's next mover resumes it", id, e.toString());
                 return;
             }
+            if (resumeLater(e)) {
+                return;
+            }
             LOG.error("move {} failed", id, e);
             fail(e.getMessage() == null ? e.toString() : e.getMessage());
         } finally {
@@ -120,6 +128,7 @@ final class MoveJob implements Runnable {
             return;
         }
         MoveRecord record = stored.record();
+        rowsCopied.set(record.progress().getOrDefault("rows_copied", 0L)); // a resumed copy adds to it
         ConfigVersion running = currentConfig();
         Planned planned = plan(record, running);
         if (planned == null) { // the running rules place the buckets on the target: a cutover switched them
@@ -240,6 +249,8 @@ final class MoveJob implements Runnable {
                     rowsCopied.addAndGet(p.rowsCopied() - counted[0]);
                     context.metrics().copied(p.rowsCopied() - counted[0]);
                     counted[0] = p.rowsCopied();
+                    long elapsed = Math.max(1, System.nanoTime() - started);
+                    copyRate = (p.rowsCopied() - from.rowsCopied()) * 1_000_000_000L / elapsed;
                     throttle(p.rowsRead() - readBefore, started);
                     try {
                         checkpoint(key, ProgressCodec.encode(p), p.done());
@@ -443,6 +454,9 @@ final class MoveJob implements Runnable {
         checkpoints.put(key, value);
         Map<String, Long> progress = new HashMap<>(stored.record().progress());
         progress.put("rows_copied", rowsCopied.get());
+        if (copyRate > 0) {
+            progress.put("rows_per_second", copyRate);
+        }
         MoveRecord next = stored.record().withProgress(progress, checkpoints, now());
         if (now || System.nanoTime() - lastSave > SAVE_EVERY.toNanos()) {
             save(next);
@@ -452,6 +466,8 @@ final class MoveJob implements Runnable {
     }
 
     private void saveApplied(boolean now) throws Exception {
+        // measured with the periodic saves only, not under a cutover's hold
+        long lag = System.nanoTime() - lastSave > SAVE_EVERY.toNanos() ? lagBytes() : Long.MIN_VALUE;
         for (Map.Entry<Integer, BinlogPosition> e : applied.entrySet()) {
             checkpoint("applied." + e.getKey(), e.getValue().toString(), false);
         }
@@ -461,12 +477,27 @@ final class MoveJob implements Runnable {
             rows += move.tail() == null ? 0 : move.tail().rows();
         }
         progress.put("binlog_rows", rows);
+        if (lag >= 0) {
+            progress.put("lag_bytes", lag);
+        } else if (lag == -1) {
+            progress.remove("lag_bytes"); // a source's log rotated past the applied position: not known
+        }
         MoveRecord next = stored.record().withProgress(progress, stored.record().checkpoints(), now());
         if (now || System.nanoTime() - lastSave > SAVE_EVERY.toNanos()) {
             save(next);
         } else {
             stored = new MoveLog.Stored(next, stored.version());
         }
+    }
+
+    /** The bytes of the sources' binary logs the catch-up has still to apply; -1 when not known. */
+    private long lagBytes() throws SQLException {
+        long lag = 0;
+        for (SourceMove move : sources.values()) {
+            long behind = move.tail() == null ? -1 : move.lagBytes();
+            lag = behind < 0 || lag < 0 ? -1 : lag + behind;
+        }
+        return lag;
     }
 
     private void progress(String name, long value) throws Exception {
@@ -487,6 +518,38 @@ final class MoveJob implements Runnable {
                         + (now == null ? "gone" : now.record().state()));
             }
             throw new IllegalStateException("another writer changed move " + id + " (two routers run it?)", e);
+        }
+    }
+
+    /**
+     * Leaves the move to the next scan when {@code e} is a shard's lost connection ({@link
+     * MoveResume}), counting the resume in its progress; false when the move must fail instead.
+     */
+    private boolean resumeLater(Throwable e) {
+        try {
+            MoveLog.Stored now = context.log().get(id);
+            if (now == null || !now.record().active()) {
+                return true; // cancelled meanwhile: nothing to fail
+            }
+            long resumed = now.record().progress().getOrDefault(RESUMED, 0L);
+            if (!MoveResume.resumes(e, resumed)) {
+                return false;
+            }
+            Map<String, Long> progress = new HashMap<>(now.record().progress());
+            progress.put(RESUMED, resumed + 1);
+            context.log()
+                    .update(now.record().withProgress(progress, now.record().checkpoints(), now()), now.version());
+            LOG.warn(
+                    "move {}: {} while {}; it resumes from its checkpoints (resume {} of {})",
+                    id,
+                    e.toString(),
+                    now.record().state(),
+                    resumed + 1,
+                    MoveResume.LIMIT);
+            return true;
+        } catch (Exception failure) {
+            LOG.warn("move {}: cannot record the resume ({}); it fails", id, failure.toString());
+            return false;
         }
     }
 

@@ -68,7 +68,13 @@ class RouterTablesTest {
                     7, "app", "shop", "127.0.0.1:50000", true, List.of("open transaction", "user variable used"), 1),
             new SessionInfo(8, "app", null, "127.0.0.1:50001", false, List.of(), 0));
     private final RouterTables tables = new RouterTables(
-            new Hostgroups(List.of(), null), () -> 2, () -> sessions, digests, cache, new InDoubtTable(null));
+            new Hostgroups(List.of(), null),
+            () -> 2,
+            () -> sessions,
+            digests,
+            cache,
+            new InDoubtTable(null),
+            new MovesTable(null, () -> 0));
 
     private static List<String> names(AdminResult.Rows rows) {
         return rows.columns().stream().map(TextResultSet.Column::name).toList();

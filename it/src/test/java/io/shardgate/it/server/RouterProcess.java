@@ -1,4 +1,4 @@
-package io.shardgate.it.faults;
+package io.shardgate.it.server;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * run --config FILE}), so a test can SIGKILL it as an operator's {@code kill -9} or the OOM killer
  * would. Its output goes to a log file per start; Netty leak detection runs at PARANOID there too.
  */
-final class RouterProcess implements AutoCloseable {
+public final class RouterProcess implements AutoCloseable {
     private final Path config;
     private final Path logs;
     private final int port;
@@ -24,7 +24,7 @@ final class RouterProcess implements AutoCloseable {
     private int starts;
 
     /** A router for {@code yaml}, which must name {@code port} as its MySQL port. */
-    RouterProcess(Path dir, String yaml, int port) throws IOException {
+    public RouterProcess(Path dir, String yaml, int port) throws IOException {
         this.logs = Files.createDirectories(dir.resolve("router-logs"));
         this.config = dir.resolve("router.yaml");
         this.port = port;
@@ -32,18 +32,18 @@ final class RouterProcess implements AutoCloseable {
     }
 
     /** A TCP port on 127.0.0.1 that was free a moment ago. */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
     /** Starts the JVM and returns once its MySQL port accepts connections. */
-    void start() throws IOException, InterruptedException {
+    public void start() throws IOException, InterruptedException {
         starts++;
         Path log = logs.resolve("router-" + starts + ".log");
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -84,27 +84,27 @@ final class RouterProcess implements AutoCloseable {
     }
 
     /** SIGKILL: no shutdown hook, no graceful close; the kernel resets the router's sockets. */
-    void kill() {
+    public void kill() {
         process.destroyForcibly();
         process.onExit().orTimeout(30, TimeUnit.SECONDS).join();
     }
 
     /** SIGTERM, as Kubernetes, systemd or {@code docker stop} send it: the router drains; returns at once. */
-    void terminate() {
+    public void terminate() {
         process.destroy();
     }
 
     /** Waits up to {@code seconds} for the JVM to end; true when it has. */
-    boolean awaitExit(long seconds) throws InterruptedException {
+    public boolean awaitExit(long seconds) throws InterruptedException {
         return process.waitFor(seconds, TimeUnit.SECONDS);
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.isAlive();
     }
 
     /** Every start's output, for the "LEAK:" check. */
-    String output() throws IOException {
+    public String output() throws IOException {
         StringBuilder all = new StringBuilder();
         for (int i = 1; i <= starts; i++) {
             all.append(Files.readString(logs.resolve("router-" + i + ".log"), StandardCharsets.UTF_8));
