@@ -31,10 +31,18 @@ final class MoveWait {
      */
     boolean idle() {
         if (session.services().moves().tables().none()) {
-            deadline = 0;
+            stopWaiting();
             return true;
         }
         return false;
+    }
+
+    /** The statement being routed runs or fails now: a wait it had is over. */
+    private void stopWaiting() {
+        if (deadline != 0) {
+            session.services().moves().waited(deadline);
+            deadline = 0;
+        }
     }
 
     /**
@@ -45,7 +53,7 @@ final class MoveWait {
         MoveHolds moves = session.services().moves();
         MovingTables tables = moves.tables();
         if (tables.none()) {
-            deadline = 0;
+            stopWaiting();
             return false; // the common case: one volatile read
         }
         StatementHold.Outcome outcome = StatementHold.decide(tables, schema, text);
@@ -63,10 +71,11 @@ final class MoveWait {
         }
         switch (outcome) {
             case RUN -> {
-                deadline = 0;
+                stopWaiting();
                 return false;
             }
             case REFUSE_DDL -> {
+                stopWaiting();
                 packet.release();
                 session.reply(
                         1,
@@ -111,7 +120,7 @@ final class MoveWait {
                 deadline,
                 () -> session.resumeRouted(rerun),
                 () -> session.resumeRouted(() -> {
-                    deadline = 0;
+                    stopWaiting();
                     packet.release();
                     session.reply(
                             1,

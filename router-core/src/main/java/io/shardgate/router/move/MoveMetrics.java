@@ -41,6 +41,12 @@ public final class MoveMetrics {
                 .description("how long a switched move's cleanup held the statements that could reach the source's"
                         + " stale copies (multi-shard ones, those not routed by the key)")
                 .register(registry);
+        Timer waits = Timer.builder("shardgate.moves.statement_wait")
+                .description("how long each statement that waited for a move's cutover or cleanup waited, on this"
+                        + " router (until it ran or failed)")
+                .publishPercentiles(0.5, 0.99)
+                .register(registry);
+        holds.reportWaitsTo(nanos -> waits.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS));
         Gauge.builder("shardgate.moves.held_statements", holds, MoveHolds::waitingCount)
                 .description("statements waiting in this router for a cutover now")
                 .register(registry);
