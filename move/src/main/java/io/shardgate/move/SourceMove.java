@@ -103,6 +103,28 @@ public final class SourceMove implements AutoCloseable {
         return BinlogSource.current(sourceRead);
     }
 
+    /**
+     * The unique indexes (the primary key included) of {@code table} on the source that do not hold
+     * column {@code column}: a write on one key could collide through them with a row of another key.
+     */
+    public List<String> uniqueIndexesWithout(String table, String column) throws SQLException {
+        List<String> without = new ArrayList<>();
+        try (Connection c = source.connect();
+                var s = c.prepareStatement("SELECT INDEX_NAME FROM information_schema.STATISTICS"
+                        + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND NON_UNIQUE = 0"
+                        + " GROUP BY INDEX_NAME HAVING SUM(LOWER(COLUMN_NAME) = LOWER(?)) = 0 ORDER BY INDEX_NAME")) {
+            s.setString(1, schema);
+            s.setString(2, table);
+            s.setString(3, column);
+            try (var rs = s.executeQuery()) {
+                while (rs.next()) {
+                    without.add(rs.getString(1));
+                }
+            }
+        }
+        return without;
+    }
+
     /** The tables, in order. */
     public List<String> tables() {
         return List.copyOf(layouts.keySet());

@@ -141,7 +141,9 @@ class MoveResumeIT {
             }
         }
         JsonNode done = awaitState(
-                survivor, id, m -> !m.get("state").asText().matches("copying|catching_up|verifying|cutting_over"));
+                survivor,
+                id,
+                m -> !m.get("state").asText().matches("copying|catching_up|verifying|cutting_over|cleaning_up"));
         assertThat(done.get("state").asText()).as("%s", done).isEqualTo("done");
         assertThat(survivor.runsMoves()).isTrue();
         long moving = 0;

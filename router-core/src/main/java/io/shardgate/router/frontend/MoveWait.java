@@ -5,12 +5,15 @@ import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.move.MoveHolds;
 import io.shardgate.router.move.MovingTables;
 import io.shardgate.router.move.StatementHold;
+import io.shardgate.sharding.plan.Plan;
+import io.shardgate.sharding.plan.Targets;
 
 /**
  * A session's statements while moves are under way ({@link StatementHold}): DDL on a moving table is
  * refused; a statement on a table whose move cuts over waits (the command stays in flight, routed
  * by the router, like a wait for a result-cache fill) and is routed again when the moves change,
- * so it runs under the new rules; it fails with 1205 when the wait outlasts the hold timeout. One
+ * so it runs under the new rules; it fails with 1205 when the wait outlasts the hold timeout. While a
+ * switched move cleans up, its route decides (a statement without one, {@code null}, waits). One
  * per executor of a session (text and prepared statements), used on the session's event loop.
  */
 final class MoveWait {
@@ -28,29 +31,51 @@ final class MoveWait {
      */
     boolean idle() {
         if (session.services().moves().tables().none()) {
-            deadline = 0;
+            stopWaiting();
             return true;
         }
         return false;
+    }
+
+    /** The statement being routed runs or fails now: a wait it had is over. */
+    private void stopWaiting() {
+        if (deadline != 0) {
+            session.services().moves().waited(deadline);
+            deadline = 0;
+        }
     }
 
     /**
      * Whether the statement of normalized {@code text} is answered or parked here (true: {@code
      * packet} taken; {@code rerun} routes it again later) or runs now (false).
      */
-    boolean holds(Packet packet, String schema, String text, Runnable rerun) {
+    boolean holds(Packet packet, String schema, String text, Route route, Runnable rerun) {
         MoveHolds moves = session.services().moves();
         MovingTables tables = moves.tables();
         if (tables.none()) {
-            deadline = 0;
+            stopWaiting();
             return false; // the common case: one volatile read
         }
-        switch (StatementHold.decide(tables, schema, text)) {
+        StatementHold.Outcome outcome = StatementHold.decide(tables, schema, text);
+        if (outcome == StatementHold.Outcome.BY_ROUTE) {
+            Plan plan = route == null ? null : route.plan();
+            Targets targets = null;
+            if (plan != null) {
+                try {
+                    targets = route.targets(plan);
+                } catch (RuntimeException e) {
+                    targets = null; // not worked out: it waits
+                }
+            }
+            outcome = StatementHold.duringCleanup(tables, schema, text, plan, targets);
+        }
+        switch (outcome) {
             case RUN -> {
-                deadline = 0;
+                stopWaiting();
                 return false;
             }
             case REFUSE_DDL -> {
+                stopWaiting();
                 packet.release();
                 session.reply(
                         1,
@@ -64,6 +89,18 @@ final class MoveWait {
             }
             default -> throw new IllegalStateException("unknown outcome");
         }
+    }
+
+    /**
+     * How a statement is routed, worked out only when a cleanup needs it (a plan-cache hit, then its
+     * targets for this execution).
+     */
+    interface Route {
+        /** The statement's plan, or null when none routes it (a query rule's destination). */
+        Plan plan();
+
+        /** Where this execution of {@code plan} runs. */
+        Targets targets(Plan plan);
     }
 
     private void park(Packet packet, MovingTables tables, Runnable rerun) {
@@ -83,7 +120,7 @@ final class MoveWait {
                 deadline,
                 () -> session.resumeRouted(rerun),
                 () -> session.resumeRouted(() -> {
-                    deadline = 0;
+                    stopWaiting();
                     packet.release();
                     session.reply(
                             1,

@@ -175,6 +175,7 @@ final class PreparedStatementCommands {
                         held,
                         session.desired().schema(),
                         statement.route.digest().text(),
+                        null, // TODO(#20): the execution's targets, so key-routed executions run during a cleanup
                         () -> run(held, command))) {
                     return; // refused (DDL on a moving table) or waiting for a move's cutover
                 }

@@ -22,6 +22,7 @@ import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.plan.Plan;
+import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.rule.QueryRuleMatch;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import java.nio.charset.StandardCharsets;
@@ -96,14 +97,28 @@ final class QueryRouter {
         RuleSnapshot rules = session.services().routing().current();
         String schema = session.desired().schema();
         session.statement().started(schema, digest, false);
+        QueryRuleMatch rule = rules.matchQueryRules(session.user().name(), schema, digest.text());
         if (!moveWait.idle()) {
             Packet held = packet;
             String routed = sql;
-            if (moveWait.holds(held, schema, digest.text(), () -> route(held, routed))) {
+            Digest heldDigest = digest;
+            MoveWait.Route route = new MoveWait.Route() {
+                @Override
+                public Plan plan() {
+                    return StatementRouter.plans(rule)
+                            ? session.services().routing().plan(heldDigest, schema, rules)
+                            : null;
+                }
+
+                @Override
+                public Targets targets(Plan plan) {
+                    return plan.targets(heldDigest, rules);
+                }
+            };
+            if (moveWait.holds(held, schema, digest.text(), route, () -> route(held, routed))) {
                 return;
             }
         }
-        QueryRuleMatch rule = rules.matchQueryRules(session.user().name(), schema, digest.text());
         Packet queried = packet;
         String queriedSql = sql;
         // a statement a query rule refuses never reaches the cache

@@ -7,6 +7,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongConsumer;
 
 /**
  * This router's view of the moves under way ({@link MovingTables}, fed by {@link MoveWatch}) and the
@@ -25,6 +26,7 @@ public final class MoveHolds {
     private final long holdTimeoutMillis;
     private final Set<Waiting> waiting = ConcurrentHashMap.newKeySet();
     private volatile MovingTables tables = MovingTables.NONE;
+    private volatile LongConsumer waits = nanos -> {};
 
     /** @param holdTimeoutMillis how long a statement waits for a cutover before it fails */
     public MoveHolds(long holdTimeoutMillis) {
@@ -41,6 +43,19 @@ public final class MoveHolds {
         for (Waiting w : waiting) {
             w.retry();
         }
+    }
+
+    /** Where each statement's whole wait for moves goes, in nanoseconds (a timer: {@link MoveMetrics}). */
+    public void reportWaitsTo(LongConsumer sink) {
+        waits = sink;
+    }
+
+    /**
+     * A statement that started waiting with deadline {@code deadlineNanos} ({@link #deadlineFromNow})
+     * stops waiting now: it runs, or fails.
+     */
+    public void waited(long deadlineNanos) {
+        waits.accept(System.nanoTime() - (deadlineNanos - TimeUnit.MILLISECONDS.toNanos(holdTimeoutMillis)));
     }
 
     /** Statements waiting now. */

@@ -10,6 +10,7 @@ import io.shardgate.move.SourceMove;
 import io.shardgate.move.TableCopy;
 import io.shardgate.move.TableDiff;
 import io.shardgate.move.binlog.BinlogPosition;
+import io.shardgate.sharding.rule.KeyedStrategy;
 import io.shardgate.sharding.rule.RuleSnapshot;
 import io.shardgate.sharding.rule.ShardingStrategy;
 import java.sql.SQLException;
@@ -40,9 +41,11 @@ import org.slf4j.LoggerFactory;
  *   <li><b>cutting_over</b>: every live router holds the tables' statements and acknowledges once
  *       its statements before the hold ended; the source's tables are write-locked (waiting for open
  *       transactions, bounded); the catch-up reaches the source's position; the new rules are
- *       published; the move is done with that version, and each router releases its held statements
- *       once it routes by it. A cutover that cannot get the acknowledgements or the lock in time lets
- *       go and tries again, up to {@link MoveContext#attempts} times.
+ *       published and the source unlocked. A cutover that cannot get the acknowledgements or the lock
+ *       in time lets go and tries again, up to {@link MoveContext#attempts} times;
+ *   <li><b>cleaning_up</b>: each router, once it routes by the new rules, runs the statements routed
+ *       by the key again (they never reach a stale copy: {@link StatementHold#duringCleanup}) while
+ *       the source's copies of the moved rows are deleted; the others wait until the move is done.
  * </ol>
  *
  * Runs on a thread of its own (blocking I/O). Every record update is a compare-and-set; a record
@@ -140,9 +143,12 @@ final class MoveJob implements Runnable {
             Map<String, String> sections = new HashMap<>(running.documents().sections());
             sections.put(ConfigDocuments.SCHEMAS, before);
             openSources(record, context.rulesOf().apply(ConfigDocuments.of(sections)), planned(running));
-            long deleted = deleteMoved(); // what a router that died after the switch left (idempotent)
+            long version = record.cleaningUp() && record.rulesVersion() > 0 ? record.rulesVersion() : running.number();
+            if (!record.cleaningUp()) {
+                save(record.cleaning(version, now()));
+            }
+            long deleted = cleanUp(version); // what a router that died after the switch left (idempotent)
             LOG.info("move {}: resumed after the switch, {} stale rows deleted on the source", id, deleted);
-            save(stored.record().done(running.number(), now()));
             return;
         }
         if (record.holding()) { // a cutover was under way when its router died: its lock died with it
@@ -337,7 +343,47 @@ final class MoveJob implements Runnable {
         }
     }
 
+    /**
+     * The cleanup after the switch (the record says {@code cleaning_up}, so the routers hold only the
+     * statements that could reach the source's stale copies): deletes them and marks the move done
+     * with rules {@code version}; returns the rows deleted.
+     */
+    private long cleanUp(long version) throws Exception {
+        long started = System.nanoTime();
+        long deleted = deleteMoved();
+        long tookNanos = System.nanoTime() - started;
+        context.metrics().cleanedUp(Duration.ofNanos(tookNanos));
+        Map<String, Long> progress = new HashMap<>(stored.record().progress());
+        progress.put("rows_deleted_on_source", deleted);
+        progress.put("cleanup_millis", tookNanos / 1_000_000);
+        save(stored.record().withProgress(progress, stored.record().checkpoints(), now()));
+        save(stored.record().done(version, now()));
+        return deleted;
+    }
+
+    /**
+     * "run" when every unique index of every moving table holds its sharding column (then a write
+     * routed by the key cannot meet a stale copy during the cleanup), else the indexes that do not.
+     */
+    private String keyWrites(RuleSnapshot rules) throws SQLException {
+        List<String> without = new ArrayList<>();
+        MoveRecord record = stored.record();
+        for (SourceMove move : sources.values()) {
+            for (String table : move.tables()) {
+                if (!(strategy(rules, record.schema(), table) instanceof KeyedStrategy keyed)) {
+                    without.add(table + " (not keyed)");
+                    continue;
+                }
+                for (String index : move.uniqueIndexesWithout(table, keyed.column())) {
+                    without.add(table + "." + index);
+                }
+            }
+        }
+        return without.isEmpty() ? "run" : "wait: unique indexes without the sharding column " + without;
+    }
+
     private void cutOver() throws Exception {
+        checkpoint(MoveRecord.KEY_WRITES, keyWrites(planned(currentConfig())), true);
         for (int attempt = 1; attempt <= context.attempts(); attempt++) {
             for (SourceMove move : sources.values()) {
                 move.catchUp(LEVEL_BEFORE_HOLD); // hold with as little left to apply as possible
@@ -373,24 +419,25 @@ final class MoveJob implements Runnable {
                     try {
                         for (SourceMove move : sources.values()) {
                             move.stopFollowing();
+                            move.unlock(); // the source serves the keys it kept from now on
                         }
-                        long deleted = deleteMoved();
-                        long held = (System.nanoTime() - started) / 1_000_000;
-                        context.metrics().switched(Duration.ofNanos(System.nanoTime() - started));
+                        long heldNanos = System.nanoTime() - started;
+                        context.metrics().switched(Duration.ofNanos(heldNanos));
                         Map<String, Long> progress =
                                 new HashMap<>(stored.record().progress());
-                        progress.put("hold_millis", held);
-                        progress.put("rows_deleted_on_source", deleted);
+                        progress.put("hold_millis", heldNanos / 1_000_000);
                         save(stored.record()
-                                .withProgress(progress, stored.record().checkpoints(), now()));
-                        save(stored.record().done(published.number(), now()));
+                                .withProgress(progress, stored.record().checkpoints(), now())
+                                .cleaning(published.number(), now()));
+                        long deleted = cleanUp(published.number());
                         LOG.info(
-                                "move {}: done, rules version {} (statements held {} ms, {} stale rows deleted on"
-                                        + " the source)",
+                                "move {}: done, rules version {} (every statement held {} ms; then {} stale rows"
+                                        + " deleted on the source in {} ms, while statements routed by the key ran)",
                                 id,
                                 published.number(),
-                                held,
-                                deleted);
+                                heldNanos / 1_000_000,
+                                deleted,
+                                stored.record().progress().get("cleanup_millis"));
                         return;
                     } catch (Exception e) {
                         throw new Switched(e);

@@ -17,6 +17,7 @@ public final class MoveMetrics {
     private final Counter cutoversDone;
     private final Counter cutoversLetGo;
     private final Timer hold;
+    private final Timer cleanup;
 
     public MoveMetrics(MeterRegistry registry, MoveHolds holds) {
         rowsCopied = Counter.builder("shardgate.moves.rows_copied")
@@ -36,6 +37,16 @@ public final class MoveMetrics {
         hold = Timer.builder("shardgate.moves.hold")
                 .description("how long a switched cutover held the moving tables' statements")
                 .register(registry);
+        cleanup = Timer.builder("shardgate.moves.cleanup")
+                .description("how long a switched move's cleanup held the statements that could reach the source's"
+                        + " stale copies (multi-shard ones, those not routed by the key)")
+                .register(registry);
+        Timer waits = Timer.builder("shardgate.moves.statement_wait")
+                .description("how long each statement that waited for a move's cutover or cleanup waited, on this"
+                        + " router (until it ran or failed)")
+                .publishPercentiles(0.5, 0.99)
+                .register(registry);
+        holds.reportWaitsTo(nanos -> waits.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS));
         Gauge.builder("shardgate.moves.held_statements", holds, MoveHolds::waitingCount)
                 .description("statements waiting in this router for a cutover now")
                 .register(registry);
@@ -52,6 +63,10 @@ public final class MoveMetrics {
     void switched(Duration held) {
         cutoversDone.increment();
         hold.record(held);
+    }
+
+    void cleanedUp(Duration held) {
+        cleanup.record(held);
     }
 
     void letGo() {

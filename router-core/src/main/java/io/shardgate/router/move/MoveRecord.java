@@ -24,9 +24,12 @@ import java.util.Set;
  * @param progress counters by name (rows copied, rows per second, lag...), for the admin views
  * @param checkpoints where each part stands, to resume from ({@code start.<hostgroup>}: the source's
  *     binary log position before the copy; {@code copy.<hostgroup>.<table>}: a copy's progress;
- *     {@code applied.<hostgroup>}: the catch-up's resume position)
+ *     {@code applied.<hostgroup>}: the catch-up's resume position; {@link #KEY_WRITES}: whether
+ *     key-routed writes may run while the source is cleaned up)
  * @param rulesVersion the configuration version that switched the rows to the target (0 until the
- *     cutover published it): routers hold the tables' statements until they run that version
+ *     cutover published it): routers hold the tables' statements until they run that version, and
+ *     while the move is {@code cleaning_up} they hold only those that may reach the source's stale
+ *     copies ({@link StatementHold#duringCleanup})
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -48,8 +51,15 @@ public record MoveRecord(
         long rulesVersion) {
 
     /** The states, in order; the last three end a move. */
-    public static final List<String> STATES =
-            List.of("copying", "catching_up", "verifying", "cutting_over", "done", "failed", "cancelled");
+    public static final List<String> STATES = List.of(
+            "copying", "catching_up", "verifying", "cutting_over", "cleaning_up", "done", "failed", "cancelled");
+
+    /**
+     * The checkpoint saying whether key-routed writes run during the cleanup ({@code "run"}: every
+     * unique index of every moving table holds the sharding column, so such a write can never meet a
+     * stale copy; anything else: they wait with the multi-shard statements).
+     */
+    public static final String KEY_WRITES = "cleanup.key_writes";
 
     private static final Set<String> ENDED = Set.of("done", "failed", "cancelled");
 
@@ -71,6 +81,21 @@ public record MoveRecord(
     /** Whether the routers hold its tables' statements now. */
     public boolean holding() {
         return active() && holdGeneration > 0;
+    }
+
+    /** Whether the rules switched and the source's stale copies are being deleted. */
+    public boolean cleaningUp() {
+        return state.equals("cleaning_up");
+    }
+
+    /** Whether key-routed writes run while the move cleans up (see {@link #KEY_WRITES}). */
+    public boolean keyWritesRunDuringCleanup() {
+        return "run".equals(checkpoints.get(KEY_WRITES));
+    }
+
+    /** The same move, switched by the rules of {@code version}, deleting the source's stale copies. */
+    public MoveRecord cleaning(long version, long nowMillis) {
+        return changed("cleaning_up", 0, null, nowMillis, progress, checkpoints, version);
     }
 
     /** The same move in {@code next} state at {@code nowMillis}. */

@@ -177,6 +177,10 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
                 throw new IllegalStateException("move " + id + " is cutting over: it ends within seconds, done or"
                         + " back to catching up; cancel it then");
             }
+            if (s.record().cleaningUp()) {
+                throw new IllegalStateException(
+                        "move " + id + " switched already: it deletes the source's stale" + " copies and is done then");
+            }
             try {
                 context.log().update(s.record().withState("cancelled", System.currentTimeMillis()), s.version());
                 return;

@@ -78,6 +78,7 @@ public final class MoveWatch implements AutoCloseable {
     private void rebuild() {
         Map<QualifiedTable, String> moving = new HashMap<>();
         Set<QualifiedTable> held = new HashSet<>();
+        Map<QualifiedTable, MovingTables.Cleanup> cleaning = new HashMap<>();
         Map<String, Integer> holding = new HashMap<>();
         boolean[] behind = {false};
         String prefix = moves.base() + "/";
@@ -103,6 +104,21 @@ public final class MoveWatch implements AutoCloseable {
             if (!record.active()) {
                 return;
             }
+            if (record.cleaningUp()) {
+                boolean here = record.rulesVersion() <= appliedVersion.getAsLong();
+                for (String table : record.tables()) {
+                    QualifiedTable t = QualifiedTable.of(record.schema(), table);
+                    moving.put(t, record.id());
+                    if (here) { // only statements that may reach the source's stale copies wait
+                        cleaning.put(
+                                t, new MovingTables.Cleanup(record.rulesVersion(), record.keyWritesRunDuringCleanup()));
+                    } else { // switched, but not here yet: everything waits for the new rules
+                        held.add(t);
+                    }
+                }
+                behind[0] |= !here;
+                return;
+            }
             for (String table : record.tables()) {
                 QualifiedTable t = QualifiedTable.of(record.schema(), table);
                 moving.put(t, record.id());
@@ -114,7 +130,7 @@ public final class MoveWatch implements AutoCloseable {
                 holding.put(record.id(), record.holdGeneration());
             }
         });
-        holds.update(new MovingTables(moving, held));
+        holds.update(new MovingTables(moving, held, cleaning));
         if (behind[0]) {
             worker.schedule(this::rebuild, 10, TimeUnit.MILLISECONDS);
         }

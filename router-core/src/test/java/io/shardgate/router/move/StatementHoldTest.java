@@ -1,12 +1,21 @@
 package io.shardgate.router.move;
 
+import static io.shardgate.router.move.StatementHold.Outcome.BY_ROUTE;
 import static io.shardgate.router.move.StatementHold.Outcome.REFUSE_DDL;
 import static io.shardgate.router.move.StatementHold.Outcome.RUN;
 import static io.shardgate.router.move.StatementHold.Outcome.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.shardgate.cache.QualifiedTable;
 import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.plan.Plan;
+import io.shardgate.sharding.plan.Planner;
+import io.shardgate.sharding.rule.RuleSnapshot;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -82,6 +91,122 @@ class StatementHoldTest {
                 .isEqualTo(RUN);
         assertThat(decide(CUTTING_OVER, "shop", "ROLLBACK")).isEqualTo(RUN);
         assertThat(decide(CUTTING_OVER, "shop", "SET @a = 1")).isEqualTo(RUN);
+    }
+
+    /** Rules version 7: buckets 8-15 of orders (and order_items, bound to it) moved from 20 to 30. */
+    private static final RuleSnapshot SWITCHED = rules(7, """
+            hostgroups: [10, 20, 30]
+            schemas:
+              - name: shop
+                default_hostgroup: 10
+                tables:
+                  - {name: orders, strategy: hash, column: id, buckets: 16, hostgroups: {10: "0-7", 30: "8-15"}}
+                  - {name: customers, strategy: hash, column: id, buckets: 16, hostgroups: {10: "0-7", 20: "8-15"}}
+            """);
+
+    private static final Planner PLANNER = new Planner();
+
+    private static MovingTables cleaning(long version, boolean keyWritesRun) {
+        return new MovingTables(
+                Map.of(ORDERS, "m1"), Set.of(), Map.of(ORDERS, new MovingTables.Cleanup(version, keyWritesRun)));
+    }
+
+    @Test
+    void duringTheCleanupStatementsOnTheTableAreDecidedByTheirRoute() {
+        assertThat(decide(cleaning(7, true), "shop", "SELECT COUNT(*) FROM orders"))
+                .isEqualTo(BY_ROUTE);
+        assertThat(decide(cleaning(7, true), "shop", "UPDATE orders SET note = 'x' WHERE id = 1"))
+                .isEqualTo(BY_ROUTE);
+        assertThat(decide(cleaning(7, true), "shop", "CALL p()"))
+                .as("effects unknown")
+                .isEqualTo(BY_ROUTE);
+        assertThat(decide(cleaning(7, true), "shop", "SELECT * FROM customers WHERE id > 1"))
+                .isEqualTo(RUN);
+        assertThat(decide(cleaning(7, true), "shop", "ALTER TABLE orders ADD c INT"))
+                .isEqualTo(REFUSE_DDL);
+    }
+
+    @Test
+    void duringTheCleanupStatementsRoutedToOneShardByTheKeyRun() {
+        for (String sql : new String[] {
+            "SELECT * FROM orders WHERE id = 5",
+            "SELECT note FROM shop.orders WHERE id = 5 AND note LIKE 'a%' ORDER BY note LIMIT 3",
+            "SELECT * FROM orders WHERE id IN (5)",
+            "SELECT * FROM orders WHERE id = 5 FOR UPDATE",
+        }) {
+            assertThat(cleanup(cleaning(7, false), sql)).as(sql).isEqualTo(RUN);
+        }
+        for (String sql : new String[] {
+            "UPDATE orders SET note = 'x' WHERE id = 5",
+            "DELETE FROM orders WHERE id = 5",
+            "INSERT INTO orders (id, note) VALUES (5, 'x')",
+        }) {
+            assertThat(cleanup(cleaning(7, true), sql)).as(sql).isEqualTo(RUN);
+            assertThat(cleanup(cleaning(7, false), sql))
+                    .as("%s: a unique index without the key could meet a stale copy", sql)
+                    .isEqualTo(WAIT);
+        }
+    }
+
+    @Test
+    void duringTheCleanupStatementsThatMayReachTheStaleCopiesWait() {
+        for (String sql : new String[] {
+            "SELECT COUNT(*) FROM orders",
+            "SELECT * FROM orders WHERE id BETWEEN 1 AND 100",
+            "SELECT * FROM orders WHERE note = 'x'",
+            "SELECT * FROM orders WHERE id = 5 OR note = 'x'",
+            "UPDATE orders SET note = 'x' WHERE note = 'y'",
+            "DELETE FROM orders WHERE id > 5",
+            "SELECT * FROM orders WHERE id = 5 AND note IN (SELECT note FROM orders)",
+            "SELECT o.id FROM orders o JOIN orders p ON p.note = o.note WHERE o.id = 5",
+            "SELECT id FROM orders WHERE id = 5 UNION SELECT id FROM orders WHERE id = 6",
+            "SELECT * FROM (SELECT * FROM orders) d WHERE d.id = 5",
+            "INSERT INTO orders (id, note) SELECT id, note FROM customers WHERE id = 5",
+        }) {
+            assertThat(cleanup(cleaning(7, true), sql)).as(sql).isEqualTo(WAIT);
+        }
+        String twoShards = "SELECT * FROM orders WHERE id IN (" + keyOn(10) + ", " + keyOn(30) + ")";
+        assertThat(cleanup(cleaning(7, true), twoShards))
+                .as("an IN list over two shards: the source's copy of the moved key would answer too")
+                .isEqualTo(WAIT);
+        assertThat(cleanup(cleaning(8, true), "SELECT * FROM orders WHERE id = 5"))
+                .as("planned by rules older than the switch")
+                .isEqualTo(WAIT);
+        assertThat(StatementHold.duringCleanup(
+                        cleaning(7, true), "shop", "SELECT * FROM orders WHERE id = 5", null, null))
+                .as("no plan (a query rule's destination)")
+                .isEqualTo(WAIT);
+    }
+
+    /** A key of orders that hostgroup {@code hostgroup} owns under {@link #SWITCHED}. */
+    private static long keyOn(int hostgroup) {
+        for (long key = 1; ; key++) {
+            Digest d = Digest.of("SELECT * FROM orders WHERE id = " + key);
+            Plan p = PLANNER.plan(d, "shop", SWITCHED);
+            if (p.targets(d, SWITCHED).targets().get(0).hostgroup() == hostgroup) {
+                return key;
+            }
+        }
+    }
+
+    private static StatementHold.Outcome cleanup(MovingTables tables, String sql) {
+        Digest digest = Digest.of(sql);
+        assertThat(StatementHold.decide(tables, "shop", digest.text())).as(sql).isEqualTo(BY_ROUTE);
+        Plan plan = PLANNER.plan(digest, "shop", SWITCHED);
+        return StatementHold.duringCleanup(tables, "shop", digest.text(), plan, plan.targets(digest, SWITCHED));
+    }
+
+    private static RuleSnapshot rules(long version, String yaml) {
+        try {
+            JsonNode doc = new ObjectMapper(new YAMLFactory()).readTree(yaml);
+            List<Integer> hostgroups = new ArrayList<>();
+            doc.path("hostgroups").forEach(n -> hostgroups.add(n.asInt()));
+            List<JsonNode> schemas = new ArrayList<>();
+            doc.path("schemas").forEach(schemas::add);
+            return RuleSnapshot.parse(version, hostgroups, schemas, List.of());
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static StatementHold.Outcome decide(MovingTables tables, String schema, String sql) {
