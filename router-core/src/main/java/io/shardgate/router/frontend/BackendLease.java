@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
-import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.router.backend.RelayTarget;
 import io.shardgate.router.pool.ConnectionKind;
@@ -37,6 +36,11 @@ import java.util.function.IntConsumer;
 final class BackendLease implements RelayTarget {
     /** After an INSERT the connection also goes back once the session has been quiet this long. */
     static final long INSERT_ID_HOLD_MILLIS = 1000;
+    /**
+     * ER_PARSE_ERROR as a server answers a multi-statement query while multi-statements are off
+     * (recognised in the server's answer, never sent to a client by the router).
+     */
+    private static final int SERVER_PARSE_ERROR = 1064;
 
     private final Hostgroup hostgroup;
     /** True for the lease that runs reads on the hostgroup's readers; false for its writer's. */
@@ -354,7 +358,7 @@ final class BackendLease implements RelayTarget {
                 statusFlags = current.relay().statusFlags();
             }
             ErrPacket error = failed ? lastErr(response) : null;
-            if (error != null && error.code() == ErrorCode.ER_PARSE_ERROR.code() && current != null) {
+            if (error != null && error.code() == SERVER_PARSE_ERROR && current != null) {
                 runOneByOne(statements, then);
                 return;
             }
