@@ -29,7 +29,7 @@ public final class KeyRefresh {
         }
         return LockWaits.retried(() -> {
             List<Row> moving = new ArrayList<>();
-            for (Row row : source.byKeys(keys, false)) {
+            for (Row row : source.byKeysWithoutDeadlocks(keys)) {
                 if (layout.moves(row)) {
                     moving.add(row);
                 }

@@ -7,10 +7,11 @@ import java.time.Duration;
  * Runs a mover step again when InnoDB gave up waiting for a row lock (1205) or chose it as a deadlock
  * victim (1213): the source's clients hold the rows the mover reads with shared locks ({@link
  * RowReader#committed}) as long as their transactions run, which is no reason to fail a move. The
- * mover's reading sessions wait {@value ShardSessions#LOCK_WAIT_SECONDS} s for a lock at a time
- * ({@link ShardSessions#forLockingReads}), so the shared locks a statement already holds on other
- * rows never keep clients waiting longer than that; the step is tried again for up to {@link
- * #BUDGET} in all.
+ * mover's reads of many rows give up at once when one is locked ({@link RowReader#chunkNoWait},
+ * {@link RowReader#byKeysWithoutDeadlocks}) and then wait for one row at a time, holding no other
+ * lock, so they never take part in a deadlock with a client; such a wait lasts {@value
+ * ShardSessions#LOCK_WAIT_SECONDS} s at a time ({@link ShardSessions#forLockingReads}) and the step
+ * is tried again for up to {@link #BUDGET} in all.
  */
 final class LockWaits {
     /** A step that may be run again from its start. */
@@ -45,6 +46,14 @@ final class LockWaits {
                 }
             }
         }
+    }
+
+    /**
+     * A read with NOWAIT met a row locked by another transaction: MariaDB answers
+     * ER_LOCK_WAIT_TIMEOUT, MySQL 8 ER_LOCK_NOWAIT.
+     */
+    static boolean lockedNow(SQLException e) {
+        return e.getErrorCode() == 1205 || e.getErrorCode() == 3572;
     }
 
     /** A lock wait timeout or a deadlock: the step did nothing and may run again. */

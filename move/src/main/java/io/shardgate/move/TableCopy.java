@@ -50,7 +50,13 @@ public final class TableCopy {
         Progress progress = from;
         while (!progress.done()) {
             Object[] after = progress.lastKey();
-            List<Row> chunk = LockWaits.retried(() -> source.chunk(after, chunkRows));
+            List<Row> read = source.chunkNoWait(after, chunkRows);
+            int asked = chunkRows;
+            if (read == null) { // a client holds one of its rows: wait for the next row alone, then go on
+                asked = 1;
+                read = LockWaits.retried(() -> source.chunk(after, 1));
+            }
+            List<Row> chunk = read;
             List<Row> moving = new ArrayList<>();
             for (Row row : chunk) {
                 if (layout.moves(row)) {
@@ -68,7 +74,7 @@ public final class TableCopy {
                     lastKey,
                     progress.rowsRead() + chunk.size(),
                     progress.rowsCopied() + moving.size(),
-                    chunk.size() < chunkRows);
+                    chunk.size() < asked);
             listener.copied(progress);
         }
         return progress;

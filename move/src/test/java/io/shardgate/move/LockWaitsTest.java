@@ -49,4 +49,19 @@ class LockWaitsTest {
                 .hasMessage("Lock wait timeout exceeded");
         assertThat(runs).hasValue(1);
     }
+
+    @Test
+    void aNoWaitReadMeetingALockedRowIsToldFromOtherErrors() {
+        assertThat(LockWaits.lockedNow(new SQLException("Lock wait timeout exceeded", "HY000", 1205)))
+                .as("MariaDB")
+                .isTrue();
+        assertThat(LockWaits.lockedNow(new SQLException(
+                        "Statement aborted because lock(s) could not be acquired" + " immediately and NOWAIT is set.",
+                        "HY000",
+                        3572)))
+                .as("MySQL 8")
+                .isTrue();
+        assertThat(LockWaits.lockedNow(new SQLException("Deadlock found", "40001", 1213)))
+                .isFalse();
+    }
 }

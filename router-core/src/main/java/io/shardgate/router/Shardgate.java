@@ -434,7 +434,7 @@ public final class Shardgate implements AutoCloseable {
                     new MoveLog(control.curator(), config.zookeeper().root()),
                     moves,
                     id,
-                    sessions::afterStatementsInFlight,
+                    sessions::afterCutoverBarrier,
                     live::version);
             moveWatch.start();
             ServerMonitor monitor = ServerMonitor.start(hostgroups, connector, workers);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardgate.it.Driver;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.RouterConfig;
+import io.shardgate.router.move.MoveRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -124,10 +125,7 @@ class MoveAdminSqlIT {
                             + " VALUES ('shop', 'orders', '14-15', 30)"))
                     .isEqualTo(1);
             Map<String, String> done = await(
-                    s,
-                    "SELECT * FROM stats_moves WHERE buckets = '14-15'",
-                    m -> !List.of("copying", "catching_up", "verifying", "cutting_over")
-                            .contains(m.get("state")));
+                    s, "SELECT * FROM stats_moves WHERE buckets = '14-15'", m -> MoveRecord.ended(m.get("state")));
             assertThat(done).containsEntry("state", "done").containsEntry("error", null);
             assertThat(done.get("diff_status")).matches("equal \\(\\d+ rows\\)");
             assertThat(Long.parseLong(done.get("rows_copied"))).isPositive();

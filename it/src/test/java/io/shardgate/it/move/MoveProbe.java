@@ -76,7 +76,7 @@ final class MoveProbe {
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
             JsonNode move = JSON.readTree(r.body());
-            if (!MoveRecord.STATES.subList(0, 4).contains(move.get("state").asText())) {
+            if (MoveRecord.ended(move.get("state").asText())) {
                 return move;
             }
             if (System.nanoTime() > end) {

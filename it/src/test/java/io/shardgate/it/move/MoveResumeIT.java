@@ -8,6 +8,7 @@ import io.shardgate.admin.zookeeper.EmbeddedZooKeeper;
 import io.shardgate.it.Driver;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.RouterConfig;
+import io.shardgate.router.move.MoveRecord;
 import io.shardgate.sharding.rule.KeyHash;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -140,10 +141,8 @@ class MoveResumeIT {
                 s.executeUpdate("UPDATE orders SET amount = amount + 1 WHERE id = " + (id2 - ROWS) * 97);
             }
         }
-        JsonNode done = awaitState(
-                survivor,
-                id,
-                m -> !m.get("state").asText().matches("copying|catching_up|verifying|cutting_over|cleaning_up"));
+        JsonNode done =
+                awaitState(survivor, id, m -> MoveRecord.ended(m.get("state").asText()));
         assertThat(done.get("state").asText()).as("%s", done).isEqualTo("done");
         assertThat(survivor.runsMoves()).isTrue();
         long moving = 0;

@@ -134,6 +134,11 @@ final class ClientSession implements SessionPort {
     }
 
     @Override
+    public MovingTablesTouched movingTablesTouched() {
+        return state.movingTablesTouched();
+    }
+
+    @Override
     public StatementRecorder statement() {
         return statement;
     }

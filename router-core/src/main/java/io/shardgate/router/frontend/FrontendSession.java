@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
+import io.shardgate.cache.QualifiedTable;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.frame.PacketTooLargeException;
 import io.shardgate.protocol.packet.Capabilities;
@@ -319,6 +320,28 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Sess
         } else {
             afterCommand.add(done);
         }
+    }
+
+    /**
+     * Runs {@code done} (on this session's loop) once the command in flight has ended and so has the
+     * session's transaction if it touched one of {@code held} ({@link MovingTablesTouched}): checked
+     * again after each command, since a transaction ends only by one (or with the session). A
+     * move's cutover acknowledges its hold after this, so no statement of such a transaction can run
+     * once the source is locked.
+     */
+    void afterCutoverBarrier(Set<QualifiedTable> held, Runnable done) {
+        afterCommandInFlight(new Runnable() {
+            @Override
+            public void run() {
+                if (closed
+                        || !MoveWait.transactionOpen(session)
+                        || !state.movingTablesTouched().anyOf(held)) {
+                    done.run();
+                } else {
+                    afterCommand.add(this);
+                }
+            }
+        });
     }
 
     private void runAfterCommand() {

@@ -1,12 +1,16 @@
 package io.shardgate.router.frontend;
 
+import io.shardgate.cache.QualifiedTable;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.router.move.MoveHolds;
 import io.shardgate.router.move.MovingTables;
 import io.shardgate.router.move.StatementHold;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.Targets;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * A session's statements while moves are under way ({@link StatementHold}): DDL on a moving table is
@@ -37,6 +41,16 @@ final class MoveWait {
         return false;
     }
 
+    /** Whether a transaction of the session is open: on a server, or begun here (BEGIN not sent yet). */
+    static boolean transactionOpen(SessionPort session) {
+        return session.leases().serverTransactionOpen() || session.transaction().start() != null;
+    }
+
+    /** Autocommit off: the statement runs in (or begins) a transaction. */
+    private static boolean autocommitOff(SessionPort session) {
+        return (session.leases().statusFlags() & ServerStatus.SERVER_STATUS_AUTOCOMMIT) == 0;
+    }
+
     /** The statement being routed runs or fails now: a wait it had is over. */
     private void stopWaiting() {
         if (deadline != 0) {
@@ -56,7 +70,22 @@ final class MoveWait {
             stopWaiting();
             return false; // the common case: one volatile read
         }
+        MovingTablesTouched touched = session.movingTablesTouched();
+        if (!transactionOpen(session)) {
+            touched.transactionOver();
+        }
         StatementHold.Outcome outcome = StatementHold.decide(tables, schema, text);
+        Set<QualifiedTable> referenced = null;
+        if (outcome == StatementHold.Outcome.WAIT) {
+            // its transaction holds the source's locks on the held tables it names: the cutover waits
+            // for it to end, so it runs (waiting here, it would never end and no cutover could lock)
+            referenced = StatementHold.referenced(tables, schema, text);
+            Set<QualifiedTable> heldNamed = new HashSet<>(referenced);
+            heldNamed.retainAll(tables.held());
+            if (touched.covers(heldNamed)) {
+                outcome = StatementHold.Outcome.RUN;
+            }
+        }
         if (outcome == StatementHold.Outcome.BY_ROUTE) {
             Plan plan = route == null ? null : route.plan();
             Targets targets = null;
@@ -72,6 +101,9 @@ final class MoveWait {
         switch (outcome) {
             case RUN -> {
                 stopWaiting();
+                if (transactionOpen(session) || autocommitOff(session)) {
+                    touched.ran(referenced != null ? referenced : StatementHold.referenced(tables, schema, text));
+                }
                 return false;
             }
             case REFUSE_DDL -> {

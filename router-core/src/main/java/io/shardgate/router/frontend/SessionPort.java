@@ -56,6 +56,9 @@ interface SessionPort {
 
     SessionTransaction transaction();
 
+    /** The moving tables the session's open transaction touched (see {@link MovingTablesTouched}). */
+    MovingTablesTouched movingTablesTouched();
+
     /** The statement in flight, timed for the metrics. */
     StatementRecorder statement();
 

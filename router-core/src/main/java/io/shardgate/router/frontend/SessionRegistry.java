@@ -53,9 +53,10 @@ public final class SessionRegistry {
 
     /**
      * Runs {@code done} (on some thread) once every statement on its way to or back from a backend
-     * now has ended: a move's cutover waits for the statements dispatched before its hold.
+     * now has ended, and every transaction that touched one of {@code held} too: a move's cutover
+     * waits for these before its hold is acknowledged (see {@link MovingTablesTouched}).
      */
-    public void afterStatementsInFlight(Runnable done) {
+    public void afterCutoverBarrier(java.util.Set<io.shardgate.cache.QualifiedTable> held, Runnable done) {
         List<FrontendSession> all = new ArrayList<>(sessions.values());
         java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(all.size() + 1);
         Runnable one = () -> {
@@ -65,7 +66,7 @@ public final class SessionRegistry {
         };
         for (FrontendSession session : all) {
             try {
-                session.client().eventLoop().execute(() -> session.afterCommandInFlight(one));
+                session.client().eventLoop().execute(() -> session.afterCutoverBarrier(held, one));
             } catch (java.util.concurrent.RejectedExecutionException stopping) {
                 one.run();
             }

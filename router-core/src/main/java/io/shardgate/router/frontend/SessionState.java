@@ -14,6 +14,7 @@ import io.shardgate.router.session.StatementEffects;
  */
 final class SessionState {
     private final SessionTransaction transaction = new SessionTransaction();
+    private final MovingTablesTouched movingTablesTouched = new MovingTablesTouched();
     private final LastInsertId lastInsertId = new LastInsertId();
     private final PreviousStatement previous = new PreviousStatement();
     private UserConfig user;
@@ -31,6 +32,10 @@ final class SessionState {
 
     SessionVariables desired() {
         return desired;
+    }
+
+    MovingTablesTouched movingTablesTouched() {
+        return movingTablesTouched;
     }
 
     SessionTransaction transaction() {
@@ -56,6 +61,7 @@ final class SessionState {
         lastInsertId.reset();
         previous.reset();
         transaction.end();
+        movingTablesTouched.transactionOver();
         desired = SessionVariables.initial(schema);
     }
 }

@@ -75,7 +75,12 @@ public record MoveRecord(
 
     /** Whether the move still runs (its tables refuse DDL). */
     public boolean active() {
-        return !ENDED.contains(state);
+        return !ended(state);
+    }
+
+    /** Whether {@code state} is one a move ends in: done, failed or cancelled. */
+    public static boolean ended(String state) {
+        return ENDED.contains(state);
     }
 
     /** Whether the routers hold its tables' statements now. */

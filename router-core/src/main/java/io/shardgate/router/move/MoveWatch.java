@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
@@ -29,7 +29,7 @@ public final class MoveWatch implements AutoCloseable {
     private final MoveLog moves;
     private final MoveHolds holds;
     private final String routerId;
-    private final Consumer<Runnable> afterStatementsInFlight;
+    private final BiConsumer<Set<QualifiedTable>, Runnable> afterCutoverBarrier;
     private final CuratorCache cache;
     private final LongSupplier appliedVersion;
     /** Hold generations acknowledged (or being acknowledged), by move id. */
@@ -42,8 +42,9 @@ public final class MoveWatch implements AutoCloseable {
     });
 
     /**
-     * @param afterStatementsInFlight runs its argument once every statement now on its way to or from
-     *     a backend has ended ({@code SessionRegistry#afterStatementsInFlight})
+     * @param afterCutoverBarrier runs its second argument once every statement now on its way to or
+     *     from a backend has ended, and every open transaction that touched one of the tables of its
+     *     first ({@code SessionRegistry#afterCutoverBarrier})
      * @param appliedVersion the configuration version this router routes by now: a finished move's
      *     tables stay held until it reaches the version that switched them
      */
@@ -51,13 +52,13 @@ public final class MoveWatch implements AutoCloseable {
             MoveLog log,
             MoveHolds holds,
             String routerId,
-            Consumer<Runnable> afterStatementsInFlight,
+            BiConsumer<Set<QualifiedTable>, Runnable> afterCutoverBarrier,
             LongSupplier appliedVersion) {
         this.moves = log;
         this.appliedVersion = appliedVersion;
         this.holds = holds;
         this.routerId = routerId;
-        this.afterStatementsInFlight = afterStatementsInFlight;
+        this.afterCutoverBarrier = afterCutoverBarrier;
         this.cache = CuratorCache.build(log.client(), log.base());
     }
 
@@ -137,8 +138,9 @@ public final class MoveWatch implements AutoCloseable {
         acknowledged.keySet().retainAll(holding.keySet());
         holding.forEach((id, generation) -> {
             if (!generation.equals(acknowledged.put(id, generation))) {
-                // the hold applies to new statements from now on: acknowledge once those before it ended
-                afterStatementsInFlight.accept(() -> worker.execute(() -> acknowledge(id, generation)));
+                // the hold applies to new statements from now on: acknowledge once those before it
+                // ended, and the transactions that touched the held tables (they hold the source's locks)
+                afterCutoverBarrier.accept(Set.copyOf(held), () -> worker.execute(() -> acknowledge(id, generation)));
             }
         });
     }

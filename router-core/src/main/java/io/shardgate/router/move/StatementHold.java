@@ -7,6 +7,7 @@ import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.Route;
 import io.shardgate.sharding.plan.StatementKind;
 import io.shardgate.sharding.plan.Targets;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -145,6 +146,22 @@ public final class StatementHold {
             }
         }
         return false;
+    }
+
+    /**
+     * The moving tables {@code text} may read or write (a superset, as {@link #decide} reads them):
+     * what a transaction that runs it touches on the tables' shards.
+     */
+    public static Set<QualifiedTable> referenced(MovingTables tables, String schema, String text) {
+        Set<QualifiedTable> out = new HashSet<>();
+        Invalidation writes = StatementTables.write(schema, text);
+        Set<QualifiedTable> reads = StatementTables.read(schema, text);
+        for (QualifiedTable t : tables.moving().keySet()) {
+            if (touches(writes, Set.of(t)) || reads.contains(t) || reads.contains(QualifiedTable.anyIn(t.schema()))) {
+                out.add(t);
+            }
+        }
+        return out;
     }
 
     /** The move a refused DDL statement collides with, for the error message. */

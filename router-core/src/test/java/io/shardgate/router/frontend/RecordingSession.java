@@ -100,6 +100,11 @@ final class RecordingSession implements SessionPort, SessionLifecycle {
     }
 
     @Override
+    public MovingTablesTouched movingTablesTouched() {
+        return state.movingTablesTouched();
+    }
+
+    @Override
     public StatementRecorder statement() {
         return statement;
     }

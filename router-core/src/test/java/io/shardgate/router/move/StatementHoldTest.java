@@ -60,6 +60,33 @@ class StatementHoldTest {
     }
 
     @Test
+    void aStatementReferencesTheMovingTablesItMayReadOrWrite() {
+        assertThat(StatementHold.referenced(
+                        COPYING,
+                        "shop",
+                        Digest.of("UPDATE orders SET amount = 1 WHERE id = 3").text()))
+                .containsExactly(ORDERS);
+        assertThat(StatementHold.referenced(
+                        COPYING,
+                        "shop",
+                        Digest.of("SELECT * FROM orders o JOIN order_items i ON o.id = i.order_id")
+                                .text()))
+                .containsExactlyInAnyOrder(ORDERS, ITEMS);
+        assertThat(StatementHold.referenced(
+                        COPYING,
+                        "other",
+                        Digest.of("SELECT * FROM shop.order_items").text()))
+                .containsExactly(ITEMS);
+        assertThat(StatementHold.referenced(
+                        COPYING, "shop", Digest.of("SELECT * FROM customers").text()))
+                .isEmpty();
+        assertThat(StatementHold.referenced(
+                        COPYING, "shop", Digest.of("CALL refresh()").text()))
+                .as("effects the router cannot see: every moving table")
+                .containsExactlyInAnyOrder(ORDERS, ITEMS);
+    }
+
+    @Test
     void whileCopyingStatementsRun() {
         assertThat(decide(COPYING, "shop", "UPDATE orders SET total = 1 WHERE id = 5"))
                 .isEqualTo(RUN);
