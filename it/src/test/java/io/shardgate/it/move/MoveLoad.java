@@ -42,7 +42,7 @@ final class MoveLoad implements AutoCloseable {
     final AtomicLong uncertain = new AtomicLong();
 
     private final AtomicBoolean running = new AtomicBoolean(true);
-    private final boolean transactionsOnly;
+    private final long transactionPauseMillis;
     private final AtomicBoolean fault = new AtomicBoolean();
     private final List<Thread> threads = new ArrayList<>();
     private final ConcurrentLinkedQueue<String> broken = new ConcurrentLinkedQueue<>();
@@ -54,21 +54,22 @@ final class MoveLoad implements AutoCloseable {
      *     ownKeys.get(i)}); it inserts keys {@code 1e12 * (round + 1) + 1e9 * (i + 1) + n}
      */
     MoveLoad(IntSupplier routerPort, ReferenceConnections reference, List<List<Long>> ownKeys, int round) {
-        this(routerPort, reference, ownKeys, round, false);
+        this(routerPort, reference, ownKeys, round, 0);
     }
 
     /**
-     * As above; with {@code transactionsOnly} every client runs only transactions, back to back, with
-     * a pause of 2 ms after each statement in them (as an application between its queries): at any
-     * moment most clients are inside one that holds its rows' table on the shards it touched.
+     * As above; with {@code transactionPauseMillis} above 0 every client runs only transactions, back
+     * to back, pausing that long after each statement in them (as an application between its
+     * queries): at any moment nearly every client is inside one that holds the table on the shards
+     * it touched.
      */
     MoveLoad(
             IntSupplier routerPort,
             ReferenceConnections reference,
             List<List<Long>> ownKeys,
             int round,
-            boolean transactionsOnly) {
-        this.transactionsOnly = transactionsOnly;
+            long transactionPauseMillis) {
+        this.transactionPauseMillis = transactionPauseMillis;
         for (int i = 0; i < ownKeys.size(); i++) {
             int client = i;
             Driver driver = i % 2 == 0 ? Driver.MARIADB : Driver.MYSQL;
@@ -126,7 +127,7 @@ final class MoveLoad implements AutoCloseable {
                 int amount = random.nextInt(1_000_000);
                 Set<Long> touched = new LinkedHashSet<>();
                 try (Statement s = c.createStatement()) {
-                    switch (transactionsOnly ? 4 : random.nextInt(5)) {
+                    switch (transactionPauseMillis > 0 ? 4 : random.nextInt(5)) {
                         case 0 -> {
                             long id = next++;
                             touched.add(id);
@@ -171,8 +172,8 @@ final class MoveLoad implements AutoCloseable {
                             c.setAutoCommit(false);
                             for (String sql : tx) {
                                 s.executeUpdate(sql);
-                                if (transactionsOnly) {
-                                    sleep(2);
+                                if (transactionPauseMillis > 0) {
+                                    sleep(transactionPauseMillis);
                                 }
                             }
                             c.commit();

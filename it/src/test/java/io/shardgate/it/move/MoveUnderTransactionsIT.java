@@ -38,7 +38,7 @@ class MoveUnderTransactionsIT {
     private static final String ROOT = "/shardgate/move-under-transactions-it";
     private static final int BUCKETS = 16;
     private static final int ROWS = 8_000;
-    private static final int CLIENTS = 6;
+    private static final int CLIENTS = 8;
     private static final int KEYS_PER_CLIENT = 200;
     private static final String ORDERS =
             "CREATE TABLE orders (id BIGINT PRIMARY KEY, amount INT NOT NULL, note VARCHAR(40)) ENGINE=InnoDB";
@@ -110,13 +110,15 @@ class MoveUnderTransactionsIT {
             }
             keys.add(own);
         }
-        MoveLoad load = new MoveLoad(router::mysqlPort, MoveUnderTransactionsIT::reference, keys, 0, true);
+        // 150 ms after each of a transaction's three statements: nearly always every client is inside
+        // one, so a cutover that held their statements could never lock the source (5 attempts, failed)
+        MoveLoad load = new MoveLoad(router::mysqlPort, MoveUnderTransactionsIT::reference, keys, 0, 150);
         JsonNode done;
         try {
-            load.awaitMore(50, MoveProbe.PATIENCE.toSeconds());
+            load.awaitMore(12, MoveProbe.PATIENCE.toSeconds());
             String id = probe.start(router.httpPort(), 12, 15, 0);
             done = probe.awaitEnd(router.httpPort(), id);
-            load.awaitMore(50, MoveProbe.PATIENCE.toSeconds()); // transactions go on under the new rules
+            load.awaitMore(12, MoveProbe.PATIENCE.toSeconds()); // transactions go on under the new rules
         } finally {
             load.close();
         }
