@@ -1,6 +1,5 @@
 package io.shardgate.router.frontend;
 
-import io.shardgate.cache.QualifiedTable;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.ServerStatus;
@@ -9,8 +8,6 @@ import io.shardgate.router.move.MovingTables;
 import io.shardgate.router.move.StatementHold;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.Targets;
-import java.util.HashSet;
-import java.util.Set;
 
 /**
  * A session's statements while moves are under way ({@link StatementHold}): DDL on a moving table is
@@ -75,16 +72,11 @@ final class MoveWait {
             touched.transactionOver();
         }
         StatementHold.Outcome outcome = StatementHold.decide(tables, schema, text);
-        Set<QualifiedTable> referenced = null;
-        if (outcome == StatementHold.Outcome.WAIT) {
-            // its transaction holds the source's locks on the held tables it names: the cutover waits
-            // for it to end, so it runs (waiting here, it would never end and no cutover could lock)
-            referenced = StatementHold.referenced(tables, schema, text);
-            Set<QualifiedTable> heldNamed = new HashSet<>(referenced);
-            heldNamed.retainAll(tables.held());
-            if (touched.covers(heldNamed)) {
-                outcome = StatementHold.Outcome.RUN;
-            }
+        if (outcome == StatementHold.Outcome.WAIT && touched.anyOf(tables.held())) {
+            // its transaction holds the source's lock on a held table, and this router acknowledges
+            // the hold only once it has ended: no cutover locks the source before, so its statements
+            // run (waiting here, it would never end and no cutover could lock)
+            outcome = StatementHold.Outcome.RUN;
         }
         if (outcome == StatementHold.Outcome.BY_ROUTE) {
             Plan plan = route == null ? null : route.plan();
@@ -102,7 +94,7 @@ final class MoveWait {
             case RUN -> {
                 stopWaiting();
                 if (transactionOpen(session) || autocommitOff(session)) {
-                    touched.ran(referenced != null ? referenced : StatementHold.referenced(tables, schema, text));
+                    touched.ran(StatementHold.referenced(tables, schema, text));
                 }
                 return false;
             }

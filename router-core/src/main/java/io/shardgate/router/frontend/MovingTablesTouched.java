@@ -7,11 +7,12 @@ import java.util.Set;
 /**
  * The moving tables a session's open transaction ran statements on while moves were under way. On
  * the source such a transaction holds the tables' metadata locks until it ends, so a cutover cannot
- * lock the source before it ends: its further statements on them run instead of waiting (a wait
- * would keep it from ever committing, and every cutover attempt would let go), and this router
- * acknowledges a hold only once such transactions have ended ({@link FrontendSession}'s cutover
- * barrier), so none of their statements can run after the switch. A superset errs safely: it makes
- * the acknowledgement wait longer. Event-loop confined, like its session.
+ * lock the source before it ends: while it has touched a held table its further statements run
+ * instead of waiting (a wait would keep it from ever committing, and every cutover attempt would let
+ * go), and this router acknowledges a hold only once such transactions have ended ({@link
+ * FrontendSession}'s cutover barrier): the source is locked only after their last statement (none
+ * of them can meet the cutover's lock), and none runs after the switch. A superset errs safely: it
+ * makes the acknowledgement wait longer. Event-loop confined, like its session.
  */
 final class MovingTablesTouched {
     private final Set<QualifiedTable> tables = new HashSet<>();
@@ -24,11 +25,6 @@ final class MovingTablesTouched {
     /** A statement of the open transaction may read or write {@code referenced}. */
     void ran(Set<QualifiedTable> referenced) {
         tables.addAll(referenced);
-    }
-
-    /** Whether the transaction touched every one of {@code referenced} (and at least one). */
-    boolean covers(Set<QualifiedTable> referenced) {
-        return !referenced.isEmpty() && tables.containsAll(referenced);
     }
 
     /** Whether the transaction touched one of {@code held}. */
