@@ -3,27 +3,17 @@ package io.shardgate.it.move;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.shardgate.admin.zookeeper.EmbeddedZooKeeper;
-import io.shardgate.it.Driver;
-import io.shardgate.it.server.MariaDbServer;
 import io.shardgate.move.TableCopy;
 import io.shardgate.router.Shardgate;
-import io.shardgate.router.config.RouterConfig;
-import io.shardgate.router.move.MoveLog;
 import io.shardgate.router.move.MoveRecord;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -46,69 +36,39 @@ import org.junit.jupiter.api.io.TempDir;
 class MoveSourceRestartIT {
     private static final Duration PATIENCE = MoveProbe.PATIENCE;
     private static final String ROOT = "/shardgate/move-source-restart-it";
-    private static final int BUCKETS = 16;
+    private static final int BUCKETS = MoveCluster.BUCKETS;
     private static final int ROWS = 20_000;
     private static final int CLIENTS = 4;
     private static final int KEYS_PER_CLIENT = 400;
-    private static final String ORDERS =
-            "CREATE TABLE orders (id BIGINT PRIMARY KEY, amount INT NOT NULL, note VARCHAR(40)) ENGINE=InnoDB";
 
     @TempDir
     static Path dir;
 
+    private static MoveCluster cluster;
     private static MoveShards shards;
-    private static MariaDbServer reference;
-    private static EmbeddedZooKeeper zooKeeper;
-    private static CuratorFramework curator;
     private static MoveProbe probe;
     private static Shardgate router;
-    private static final int[] owner = new int[BUCKETS];
+    private static int[] owner;
 
     @BeforeAll
     static void start() throws Exception {
-        shards = MoveShards.start(Files.createDirectories(dir.resolve("shards")), ORDERS);
-        reference = MariaDbServer.builder()
-                .database("shop")
-                .innodbBufferPoolSize("32M")
-                .start();
-        try (Connection c = reference();
-                Statement s = c.createStatement()) {
-            s.execute(ORDERS);
-        }
-        for (int b = 0; b < BUCKETS; b++) {
-            owner[b] = b < 8 ? 10 : 20;
-        }
-        shards.preload(reference(), ROWS, BUCKETS, b -> owner[b]);
-        zooKeeper = new EmbeddedZooKeeper(dir.resolve("zookeeper"), 0);
-        zooKeeper.start();
-        curator = CuratorFrameworkFactory.newClient("127.0.0.1:" + zooKeeper.port(), new RetryOneTime(100));
-        curator.start();
-        probe = new MoveProbe(new MoveLog(curator, ROOT));
-        router = Shardgate.start(RouterConfig.parse(String.join(
-                "\n",
-                "server: {bind: 127.0.0.1, port: 0, http_port: 0, admin_port: 0, connect_timeout_millis: 1000,"
-                        + " data_dir: \"" + Files.createDirectories(dir.resolve("router")) + "\"}",
-                "zookeeper: {connect: \"127.0.0.1:" + zooKeeper.port() + "\", root: " + ROOT + "}",
-                "users: [{name: app, password: app}]",
-                "hostgroups:",
+        cluster = MoveCluster.start(
+                dir,
+                ROOT,
+                ROWS,
                 // a stopped shard refuses connections at once; a slow check on a loaded machine is no failure
-                shards.hostgroupsYaml("pool: {acquire_timeout_millis: 3000},"
-                        + " monitor: {interval_millis: 200, timeout_millis: 3000, shun_after_failures: 2}"),
-                "schemas:",
-                "  - name: shop",
-                "    default_hostgroup: 10",
-                "    tables:",
-                "      - {name: orders, strategy: hash, column: id, buckets: " + BUCKETS
-                        + ", hostgroups: {10: \"0-7\", 20: \"8-15\"}}",
-                "")));
+                "pool: {acquire_timeout_millis: 3000},"
+                        + " monitor: {interval_millis: 200, timeout_millis: 3000, shun_after_failures: 2}");
+        shards = cluster.shards;
+        probe = cluster.probe;
+        router = cluster.router;
+        owner = cluster.owner;
     }
 
     @AfterAll
     static void stop() throws Exception {
-        for (AutoCloseable c : new AutoCloseable[] {router, curator, zooKeeper, reference, shards}) {
-            if (c != null) {
-                c.close();
-            }
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
@@ -205,10 +165,7 @@ class MoveSourceRestartIT {
         assertThat(load.wrongReads)
                 .as("reads that missed the client's own last write")
                 .isEmpty();
-        OrdersContents contents;
-        try (Connection ref = reference()) {
-            contents = OrdersContents.compare(shards, ref, BUCKETS, b -> owner[b]);
-        }
+        OrdersContents contents = cluster.contents();
         assertThat(contents.misplaced())
                 .as(
                         "rows away from the shard the rules name (%d)",
@@ -277,11 +234,10 @@ class MoveSourceRestartIT {
     }
 
     private static Connection client() throws SQLException {
-        return Driver.MARIADB.connect(router.mysqlPort(), "shop", "app", "app");
+        return cluster.client();
     }
 
     private static Connection reference() throws SQLException {
-        return DriverManager.getConnection(
-                "jdbc:mariadb://" + reference.address() + "/shop?user=root&password=" + reference.rootPassword());
+        return cluster.reference();
     }
 }
