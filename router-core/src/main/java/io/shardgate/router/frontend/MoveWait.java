@@ -72,10 +72,9 @@ final class MoveWait {
             touched.transactionOver();
         }
         StatementHold.Outcome outcome = StatementHold.decide(tables, schema, text);
-        if (outcome == StatementHold.Outcome.WAIT && touched.anyOf(tables.held())) {
-            // its transaction holds the source's lock on a held table, and this router acknowledges
-            // the hold only once it has ended: no cutover locks the source before, so its statements
-            // run (waiting here, it would never end and no cutover could lock)
+        if (outcome == StatementHold.Outcome.WAIT
+                && StatementHold.runsWithItsTransaction(tables, touched.tables(), schema, text)) {
+            // waiting here, its transaction would never end and no cutover could lock the source
             outcome = StatementHold.Outcome.RUN;
         }
         if (outcome == StatementHold.Outcome.BY_ROUTE) {

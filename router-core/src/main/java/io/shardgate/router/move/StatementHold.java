@@ -164,6 +164,38 @@ public final class StatementHold {
         return out;
     }
 
+    /**
+     * Whether a statement that must {@link Outcome#WAIT} for a cutover runs with the transaction it
+     * belongs to instead: that transaction touched a held table of every move whose held tables the
+     * statement may reach ({@code touched}: the moving tables its statements touched so far). It then
+     * holds the source's lock of each such move, whose hold a router acknowledges only once it has
+     * ended, so no cutover of theirs locks the source before; a move whose tables it has not touched
+     * may be further on (acknowledged, locking), and the statement waits for it.
+     */
+    public static boolean runsWithItsTransaction(
+            MovingTables tables, Set<QualifiedTable> touched, String schema, String text) {
+        if (touched.isEmpty()) {
+            return false; // the common case
+        }
+        Set<String> moves = new HashSet<>();
+        for (QualifiedTable t : referenced(tables, schema, text)) {
+            if (tables.held().contains(t)) {
+                moves.add(tables.moving().get(t));
+            }
+        }
+        for (String move : moves) {
+            boolean touchedOne = false;
+            for (QualifiedTable t : touched) {
+                touchedOne |=
+                        tables.held().contains(t) && move.equals(tables.moving().get(t));
+            }
+            if (!touchedOne) {
+                return false;
+            }
+        }
+        return !moves.isEmpty();
+    }
+
     /** The move a refused DDL statement collides with, for the error message. */
     public static String moveOf(MovingTables tables, String schema, String text) {
         Invalidation writes = StatementTables.write(schema, text);

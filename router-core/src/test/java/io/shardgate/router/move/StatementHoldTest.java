@@ -87,6 +87,30 @@ class StatementHoldTest {
     }
 
     @Test
+    void aTransactionThatTouchedAHeldTableOfTheMoveRunsThroughItsHold() {
+        QualifiedTable customers = QualifiedTable.of("shop", "customers");
+        // move m1 (orders, order_items) holds; m2 (customers) holds too, acknowledged or not
+        MovingTables holding =
+                new MovingTables(Map.of(ORDERS, "m1", ITEMS, "m1", customers, "m2"), Set.of(ORDERS, ITEMS, customers));
+        String items = Digest.of("SELECT * FROM order_items WHERE order_id = 1").text();
+        String both = Digest.of("SELECT * FROM order_items i JOIN customers c ON c.id = i.customer_id")
+                .text();
+        assertThat(StatementHold.runsWithItsTransaction(holding, Set.of(), "shop", items))
+                .isFalse();
+        assertThat(StatementHold.runsWithItsTransaction(holding, Set.of(ORDERS), "shop", items))
+                .as("a held table of the same move touched: its cutover waits for this transaction")
+                .isTrue();
+        assertThat(StatementHold.runsWithItsTransaction(holding, Set.of(customers), "shop", items))
+                .as("only another move's table touched: m1 may be locking the source already")
+                .isFalse();
+        assertThat(StatementHold.runsWithItsTransaction(holding, Set.of(ORDERS), "shop", both))
+                .as("it reaches m2's table too, untouched")
+                .isFalse();
+        assertThat(StatementHold.runsWithItsTransaction(holding, Set.of(ORDERS, customers), "shop", both))
+                .isTrue();
+    }
+
+    @Test
     void whileCopyingStatementsRun() {
         assertThat(decide(COPYING, "shop", "UPDATE orders SET total = 1 WHERE id = 5"))
                 .isEqualTo(RUN);
