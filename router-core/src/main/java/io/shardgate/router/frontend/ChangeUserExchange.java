@@ -5,6 +5,7 @@ import io.shardgate.protocol.packet.ComChangeUser;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.config.UserConfig;
+import io.shardgate.router.login.ClientAuthentication;
 
 /**
  * COM_CHANGE_USER: authenticates the new user against the scramble of the connection's original

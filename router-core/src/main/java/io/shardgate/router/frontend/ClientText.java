@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.shardgate.protocol.codec.EscapedText;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Collations;
+import io.shardgate.router.routing.Errors;
 import io.shardgate.router.session.ClientCharset;
 import io.shardgate.router.session.SessionVariables;
 import java.nio.charset.Charset;

@@ -7,6 +7,8 @@ import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.lease.BackendLease;
+import io.shardgate.router.routing.Errors;
 import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.ProcesslistQuery;

@@ -6,6 +6,9 @@ import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
+import io.shardgate.router.lease.BackendLease;
+import io.shardgate.router.lease.DiagnosticsHold;
+import io.shardgate.router.lease.LeaseOwner;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
@@ -26,7 +29,7 @@ import java.util.function.Consumer;
  * <p>Threading: the session's event loop. Invariant: at most one command is in flight; the next
  * is dispatched only after {@link SessionLifecycle#drain} sees {@link #busy()} false.
  */
-final class CommandInFlight {
+final class CommandInFlight implements LeaseOwner {
     private final SessionPort session;
     private final SessionLifecycle lifecycle;
     private final SessionState state;
@@ -310,25 +313,29 @@ final class CommandInFlight {
         }
     }
 
-    // what a lease passes on from its relay (see RelayTarget), naming itself
+    // LeaseOwner: what a lease passes on from its relay, naming itself
 
     /** The client channel relayed bytes are written to. */
-    Channel client() {
+    @Override
+    public Channel client() {
         return session.client();
     }
 
     /** The relayed response(s) of the command ended. */
-    void responsesComplete(BackendLease lease, int statusFlags, boolean lastWasError) {
+    @Override
+    public void responsesComplete(BackendLease lease, int statusFlags, boolean lastWasError) {
         finish(statusFlags, lastWasError);
     }
 
     /** The server asked for a LOCAL INFILE upload: client packets are file data until an empty one. */
-    void localInfileRequested() {
+    @Override
+    public void localInfileRequested() {
         uploading = true;
     }
 
     /** A COM_STMT_PREPARE_OK is being relayed: the router's statement id replaces the backend's. */
-    void prepareOk(BackendLease lease, ByteBuf in, int payload) {
+    @Override
+    public void prepareOk(BackendLease lease, ByteBuf in, int payload) {
         prepared.prepareOk(lease, in, payload);
     }
 
@@ -406,12 +413,14 @@ final class CommandInFlight {
     }
 
     /** The lease's connection closed or failed. */
-    void backendLost(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
+    @Override
+    public void backendLost(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
         loss.lost(lease, reason, midPacket, nextSequenceId);
     }
 
     /** The lease's backend stayed silent past the query timeout and was closed. */
-    void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
+    @Override
+    public void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
         loss.timedOut(lease, reason, midPacket, nextSequenceId);
     }
 

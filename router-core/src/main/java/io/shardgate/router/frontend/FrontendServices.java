@@ -1,11 +1,14 @@
 package io.shardgate.router.frontend;
 
 import io.netty.handler.ssl.SslContext;
-import io.shardgate.router.cache.RouterResultCache;
 import io.shardgate.router.columns.SchemaTracker;
 import io.shardgate.router.config.ServerSettings;
+import io.shardgate.router.login.LoginFailures;
+import io.shardgate.router.login.UserConnections;
+import io.shardgate.router.login.UserDirectory;
 import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.move.MoveHolds;
+import io.shardgate.router.resultcache.RouterResultCache;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
 import io.shardgate.router.twophase.TwoPhase;

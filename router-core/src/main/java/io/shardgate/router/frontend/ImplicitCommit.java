@@ -1,5 +1,6 @@
 package io.shardgate.router.frontend;
 
+import io.shardgate.router.lease.BackendLease;
 import java.util.List;
 
 /**

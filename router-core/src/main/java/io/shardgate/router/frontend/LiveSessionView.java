@@ -1,5 +1,6 @@
 package io.shardgate.router.frontend;
 
+import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.session.PinReason;
 import java.util.ArrayList;

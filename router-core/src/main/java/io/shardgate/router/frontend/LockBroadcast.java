@@ -6,6 +6,8 @@ import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.lease.BackendLease;
+import io.shardgate.router.routing.Errors;
 import io.shardgate.router.session.PinReason;
 import java.util.ArrayList;
 import java.util.EnumSet;

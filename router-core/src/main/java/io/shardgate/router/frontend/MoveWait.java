@@ -6,6 +6,7 @@ import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.router.move.MoveHolds;
 import io.shardgate.router.move.MovingTables;
 import io.shardgate.router.move.StatementHold;
+import io.shardgate.router.routing.Errors;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.Targets;
 

@@ -1,6 +1,8 @@
 package io.shardgate.router.frontend;
 
 import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.router.lease.BackendLease;
+import io.shardgate.router.routing.Errors;
 
 /**
  * A statement that calls FOUND_ROWS() or ROW_COUNT() runs on a backend only where the server's

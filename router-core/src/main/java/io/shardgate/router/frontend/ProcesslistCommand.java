@@ -1,6 +1,7 @@
 package io.shardgate.router.frontend;
 
 import io.shardgate.router.net.TextResultSet;
+import io.shardgate.router.routing.Errors;
 import io.shardgate.router.session.ProcesslistQuery;
 import java.util.List;
 

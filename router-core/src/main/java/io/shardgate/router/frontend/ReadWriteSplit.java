@@ -1,5 +1,6 @@
 package io.shardgate.router.frontend;
 
+import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.sharding.plan.StatementKind;

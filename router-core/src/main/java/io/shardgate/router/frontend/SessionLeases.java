@@ -2,6 +2,7 @@ package io.shardgate.router.frontend;
 
 import io.netty.channel.EventLoop;
 import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.routing.Hostgroups;

@@ -8,6 +8,7 @@ import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.router.config.UserConfig;
+import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.LastInsertId;

@@ -9,6 +9,8 @@ import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.UserConfig;
+import io.shardgate.router.lease.BackendLease;
+import io.shardgate.router.login.ClientAuthentication;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.SessionVariables;

@@ -2,6 +2,7 @@ package io.shardgate.router.frontend;
 
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
+import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.StatementEffects;
 import java.util.concurrent.TimeUnit;

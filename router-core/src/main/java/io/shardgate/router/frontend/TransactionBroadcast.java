@@ -5,6 +5,7 @@ import io.shardgate.protocol.codec.EscapedText;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
+import io.shardgate.router.lease.BackendLease;
 import java.util.List;
 
 /**

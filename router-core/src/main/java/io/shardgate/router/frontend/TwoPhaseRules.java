@@ -2,6 +2,7 @@ package io.shardgate.router.frontend;
 
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.routing.Errors;
 import io.shardgate.sharding.rule.SchemaRule;
 import io.shardgate.sharding.rule.TransactionMode;
 

@@ -3,6 +3,8 @@ package io.shardgate.router.frontend;
 import io.netty.channel.EventLoop;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.lease.BackendLease;
+import io.shardgate.router.routing.Errors;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.twophase.Outcome;
 import io.shardgate.router.twophase.TransactionLog;

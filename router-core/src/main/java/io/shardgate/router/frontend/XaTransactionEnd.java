@@ -1,6 +1,8 @@
 package io.shardgate.router.frontend;
 
 import io.shardgate.protocol.packet.OkPacket;
+import io.shardgate.router.lease.BackendLease;
+import io.shardgate.router.routing.Errors;
 import io.shardgate.router.twophase.Xid;
 import java.util.List;
 

@@ -1,8 +1,8 @@
 package io.shardgate.router.move;
 
 import io.shardgate.cache.QualifiedTable;
-import io.shardgate.router.cache.Invalidation;
-import io.shardgate.router.cache.StatementTables;
+import io.shardgate.router.resultcache.Invalidation;
+import io.shardgate.router.resultcache.StatementTables;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.Route;
 import io.shardgate.sharding.plan.StatementKind;

@@ -1,0 +1,73 @@
+package io.shardgate.router.lease;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Whether a backend connection must stay with the session after a statement because its server
+ * session's diagnostics area (warnings, notes, the error) is not empty: SHOW WARNINGS, SHOW ERRORS,
+ * {@code @@warning_count} or GET DIAGNOSTICS must read it there, and a pooled connection lent to
+ * another session in between would show that session's warnings instead.
+ *
+ * <p>MariaDB (as MySQL) replaces the area when a statement raises a condition or uses a table; a
+ * statement without tables that raises nothing ({@code SELECT 2}, {@code SET ...}) leaves the
+ * earlier warnings in place, and diagnostics statements never touch it. The warning count in the
+ * OK/EOF packet is the statement's own, so after such a statement only the server can say whether
+ * the area is empty: the router asks it ({@code SHOW COUNT(*) WARNINGS}), which costs a round trip
+ * only for statements that follow a warning.
+ */
+public final class DiagnosticsHold {
+    /**
+     * A statement that empties the diagnostics area and raises nothing: it reads a table (a
+     * statement without tables leaves the area alone), one every account may read.
+     */
+    public static final String CLEAR = "DO (SELECT 1 FROM information_schema.COLLATIONS LIMIT 0)";
+
+    /** Reads the area's size without changing it. */
+    static final String COUNT = "SHOW COUNT(*) WARNINGS";
+
+    private DiagnosticsHold() {}
+
+    /**
+     * The count in the framed text answer to {@link #COUNT}: column count, its definition, an EOF
+     * unless CLIENT_DEPRECATE_EOF, then the row (one length-encoded string of digits). An answer
+     * without a row (the session's {@code sql_select_limit = 0} limits it too) counts as 1: the area
+     * may hold warnings, so the connection stays. Neither retains nor releases {@code framed}.
+     */
+    static int count(ByteBuf framed) {
+        int i = framed.readerIndex();
+        int packet = 0;
+        while (i + 4 <= framed.writerIndex()) {
+            int length = framed.getUnsignedMediumLE(i);
+            int payload = i + 4;
+            int first = length > 0 ? framed.getUnsignedByte(payload) : -1;
+            if (packet >= 2 && !(first == 0xFE && length < 9) && first > 0 && first < 0xFB && length > first) {
+                return Integer.parseInt(framed.toString(payload + 1, first, US_ASCII));
+            }
+            packet++;
+            i = payload + length;
+        }
+        return 1;
+    }
+
+    /**
+     * The hold after a statement's response: true or false, or null when the server must be asked
+     * ({@link #COUNT}) because the area may still hold the warnings of a statement before.
+     *
+     * @param diagnosticsStatement the statement only read the diagnostics area (see {@link
+     *     io.shardgate.router.session.DiagnosticsStatement})
+     * @param held the connection held the session's non-empty diagnostics area before the statement
+     * @param error the response ended in an ERR (the error is now in the area)
+     * @param warnings the warning count of the packet that ended the response
+     */
+    public static Boolean after(boolean diagnosticsStatement, boolean held, boolean error, int warnings) {
+        if (error || warnings > 0) {
+            return Boolean.TRUE;
+        }
+        if (diagnosticsStatement || !held) {
+            return held;
+        }
+        return null;
+    }
+}
