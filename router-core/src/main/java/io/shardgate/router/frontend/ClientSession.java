@@ -10,6 +10,7 @@ import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.router.config.UserConfig;
+import io.shardgate.router.execute.PreparedStatementCommands;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.net.TextResultSet;

@@ -6,6 +6,8 @@ import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
+import io.shardgate.router.execute.PreparedStatementCommands;
+import io.shardgate.router.execute.XaCommit;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.lease.DiagnosticsHold;
 import io.shardgate.router.lease.LeaseOwner;

@@ -17,6 +17,7 @@ import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.UserConfig;
+import io.shardgate.router.execute.MoveWait;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
@@ -47,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * loop; everything here runs on it. Ownership: a {@link Packet} read from the client is either
  * written to a backend (which releases it), queued (released on close) or released here.
  */
-final class FrontendSession extends ChannelInboundHandlerAdapter implements SessionLifecycle {
+public final class FrontendSession extends ChannelInboundHandlerAdapter implements SessionLifecycle {
     private static final Logger log = LoggerFactory.getLogger(FrontendSession.class);
 
     private final FrontendServices services;
@@ -261,12 +262,12 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Sess
     }
 
     /** The client channel; its event loop runs everything of this session. */
-    Channel client() {
+    public Channel client() {
         return ctx.channel();
     }
 
     /** The session as its executors see it (KILL reads the victim's user and leases). */
-    SessionPort port() {
+    public SessionPort port() {
         return session;
     }
 
@@ -280,7 +281,7 @@ final class FrontendSession extends ChannelInboundHandlerAdapter implements Sess
      * flight was interrupted by the KILL first). {@code lastError} is sent before closing (a
      * session that killed itself hears 1927), or null. Call on the session's loop.
      */
-    void killConnection(ErrPacket lastError) {
+    public void killConnection(ErrPacket lastError) {
         if (closed) {
             return;
         }

@@ -15,21 +15,21 @@ import java.util.Set;
  * of them can meet the cutover's lock), and none runs after the switch. A superset errs safely: it
  * makes the acknowledgement wait longer. Event-loop confined, like its session.
  */
-final class MovingTablesTouched {
+public final class MovingTablesTouched {
     private final Set<QualifiedTable> tables = new HashSet<>();
 
     /** The session is outside a transaction now: what an earlier one touched holds no lock. */
-    void transactionOver() {
+    public void transactionOver() {
         tables.clear();
     }
 
     /** A statement of the open transaction may read or write {@code referenced}. */
-    void ran(Set<QualifiedTable> referenced) {
+    public void ran(Set<QualifiedTable> referenced) {
         tables.addAll(referenced);
     }
 
     /** The tables touched so far (a view). */
-    Set<QualifiedTable> tables() {
+    public Set<QualifiedTable> tables() {
         return java.util.Collections.unmodifiableSet(tables);
     }
 

@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * the session closes, so sessions waiting on it never outlive it (and each waiter also gives up
  * after the cache's fill timeout).
  */
-final class SessionCache {
+public final class SessionCache {
     /** Payload offset of COM_STMT_EXECUTE's flags (cursor type) and of its NULL bitmap. */
     private static final int EXECUTE_FLAGS = 5;
 
@@ -71,7 +71,7 @@ final class SessionCache {
     private SessionVariables variantOf;
     private ConnectionKind variantKind;
 
-    SessionCache(SessionPort session, RouterResultCache cache) {
+    public SessionCache(SessionPort session, RouterResultCache cache) {
         this.session = session;
         this.cache = cache != null && cache.results().enabled() ? cache : null;
     }
@@ -89,7 +89,7 @@ final class SessionCache {
      * written, or it waits for a fill and will answer or call {@code rerun} later); false: route
      * it now (a fill may be armed to collect its response).
      */
-    boolean query(Packet packet, Digest digest, QueryRuleMatch match, RuleSnapshot rules, Runnable rerun) {
+    public boolean query(Packet packet, Digest digest, QueryRuleMatch match, RuleSnapshot rules, Runnable rerun) {
         return cache != null && intercept(packet, digest, match, rules, false, null, rerun);
     }
 
@@ -98,7 +98,7 @@ final class SessionCache {
      * ({@link ExecuteTypes}); as {@link #query}. Not cached: executions opening a cursor, with
      * parameters sent as long data ({@code longData}), or whose parameter types the router never saw.
      */
-    boolean execute(Packet packet, Digest digest, int parameters, boolean longData, Runnable rerun) {
+    public boolean execute(Packet packet, Digest digest, int parameters, boolean longData, Runnable rerun) {
         if (cache == null) {
             return false;
         }

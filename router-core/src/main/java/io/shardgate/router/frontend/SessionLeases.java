@@ -19,7 +19,7 @@ import java.util.Set;
  * second lease of the hostgroup that picks a reader per statement and never holds a connection
  * between statements. Created on first use; runs on the session's event loop.
  */
-final class SessionLeases {
+public final class SessionLeases {
     private final Hostgroups hostgroups;
     private final EventLoop loop;
     private final CommandInFlight owner;
@@ -50,12 +50,12 @@ final class SessionLeases {
     }
 
     /** The writer lease of hostgroup {@code id}, or null when no such hostgroup exists. */
-    BackendLease get(int id) {
+    public BackendLease get(int id) {
         return lease(id, false);
     }
 
     /** The reader lease of hostgroup {@code id} (see {@link ReadWriteSplit}), or null. */
-    BackendLease reader(int id) {
+    public BackendLease reader(int id) {
         return lease(id, true);
     }
 
@@ -84,7 +84,7 @@ final class SessionLeases {
     }
 
     /** The writer lease of hostgroup {@code id} if the session has used it, else null. */
-    BackendLease find(int id) {
+    public BackendLease find(int id) {
         return find(id, false);
     }
 
@@ -98,7 +98,7 @@ final class SessionLeases {
     }
 
     /** Leases running a branch of the session's two_phase transaction (see {@link XaCommit#BRANCH}). */
-    List<BackendLease> xaBranches() {
+    public List<BackendLease> xaBranches() {
         List<BackendLease> out = new ArrayList<>(leases.size());
         for (BackendLease lease : leases) {
             if (!lease.reads() && lease.pins().contains(PinReason.XA_BRANCH)) {
@@ -125,12 +125,12 @@ final class SessionLeases {
     }
 
     /** Every lease created so far. */
-    List<BackendLease> all() {
+    public List<BackendLease> all() {
         return leases;
     }
 
     /** Leases whose connection has a transaction open (or autocommit off), other than {@code except}. */
-    List<BackendLease> inTransaction(BackendLease except) {
+    public List<BackendLease> inTransaction(BackendLease except) {
         List<BackendLease> out = new ArrayList<>(leases.size());
         for (BackendLease lease : leases) {
             if (lease != except && lease.inTransaction()) {
@@ -145,7 +145,7 @@ final class SessionLeases {
      * {@link #inTransaction}, autocommit off alone does not count: after COMMIT the server has none
      * until the next statement begins one by itself.
      */
-    boolean serverTransactionOpen() {
+    public boolean serverTransactionOpen() {
         for (BackendLease lease : leases) {
             if (lease.current() != null && (lease.statusFlags() & ServerStatus.SERVER_STATUS_IN_TRANS) != 0) {
                 return true;
@@ -155,7 +155,7 @@ final class SessionLeases {
     }
 
     /** Status flags for a reply the router makes itself: the last lease's, plus any open transaction. */
-    int statusFlags() {
+    public int statusFlags() {
         int flags = last != null ? last.statusFlags() : ServerStatus.SERVER_STATUS_AUTOCOMMIT;
         if (transaction.onlyDeclared()) { // a BEGIN the router answered: the session is in a transaction
             flags |= ServerStatus.SERVER_STATUS_IN_TRANS;
@@ -169,7 +169,7 @@ final class SessionLeases {
     }
 
     /** Why the session holds connections (for diagnosis). */
-    Set<PinReason> pins() {
+    public Set<PinReason> pins() {
         EnumSet<PinReason> all = EnumSet.noneOf(PinReason.class);
         leases.forEach(l -> all.addAll(l.pins()));
         return all;
@@ -196,18 +196,18 @@ final class SessionLeases {
     }
 
     /** The statement in progress leaves diagnostics no single server session holds. */
-    void diagnosticsUnknown() {
+    public void diagnosticsUnknown() {
         diagnosticsUnknown = true;
         leases.forEach(BackendLease::endDiagnosticsHold);
     }
 
     /** True when the last statement's diagnostics cannot be shown (see {@link #diagnosticsUnknown()}). */
-    boolean diagnosticsLost() {
+    public boolean diagnosticsLost() {
         return diagnosticsUnknown;
     }
 
     /** The lease whose connection holds the last statement's warnings or error, or null. */
-    BackendLease diagnosticsHolder() {
+    public BackendLease diagnosticsHolder() {
         for (BackendLease lease : leases) {
             if (lease.holdsDiagnostics()) {
                 return lease;

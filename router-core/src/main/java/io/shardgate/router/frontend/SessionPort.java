@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * <p>Every call is made on the session's event loop. A method that takes the client's {@link
  * Packet} takes ownership of it.
  */
-interface SessionPort {
+public interface SessionPort {
     FrontendServices services();
 
     /** The session id the client got in its handshake (CONNECTION_ID(), KILL, PROCESSLIST's Id). */

@@ -83,7 +83,7 @@ public final class SessionRegistry {
     }
 
     /** The logged-in session with {@code connectionId}, or null. */
-    FrontendSession find(long connectionId) {
+    public FrontendSession find(long connectionId) {
         return connectionId < 0 || connectionId > Integer.MAX_VALUE ? null : sessions.get((int) connectionId);
     }
 
@@ -92,7 +92,7 @@ public final class SessionRegistry {
      * requester}: asked of each session on its own loop without blocking any loop (a session on
      * the requester's loop answers at once). Sessions closed meanwhile are left out.
      */
-    void snapshot(io.netty.channel.EventLoop requester, java.util.function.Consumer<List<SessionInfo>> then) {
+    public void snapshot(io.netty.channel.EventLoop requester, java.util.function.Consumer<List<SessionInfo>> then) {
         List<FrontendSession> all = new ArrayList<>(sessions.values());
         List<SessionInfo> out = java.util.Collections.synchronizedList(new ArrayList<>(all.size()));
         java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(all.size() + 1);

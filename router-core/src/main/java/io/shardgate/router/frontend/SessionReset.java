@@ -9,6 +9,7 @@ import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.UserConfig;
+import io.shardgate.router.execute.PreparedStatementCommands;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.login.ClientAuthentication;
 import io.shardgate.router.pool.ConnectionKind;

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * would (mysqldump --single-transaction rolls back to a savepoint after each table). Event-loop
  * confined, like its session.
  */
-final class SessionTransaction {
+public final class SessionTransaction {
     private static final Pattern SAVEPOINT = Pattern.compile(
             "^(SAVEPOINT|ROLLBACK (?:WORK )?TO(?: SAVEPOINT)?|RELEASE SAVEPOINT) (`(?:[^`]|``)+`|\\S+)$",
             Pattern.CASE_INSENSITIVE);
@@ -40,12 +40,12 @@ final class SessionTransaction {
     private final Set<Integer> readers = new HashSet<>();
 
     /** The BEGIN text of the open explicit transaction, replayed where it spreads; null outside one. */
-    String start() {
+    public String start() {
         return start;
     }
 
     /** An explicit START TRANSACTION / BEGIN runs on the home hostgroup: spread it where statements go. */
-    void started(String sql) {
+    public void started(String sql) {
         start = sql;
         xid = null;
         opened = true;
@@ -58,7 +58,7 @@ final class SessionTransaction {
      * A plain BEGIN answered by the router: {@code sql} runs on each hostgroup before the session's
      * first statement there, or {@code XA START} of {@code xid} when that is not null (two_phase).
      */
-    void declared(String sql, Xid xid) {
+    public void declared(String sql, Xid xid) {
         start = sql;
         this.xid = xid;
         opened = false;
@@ -68,7 +68,7 @@ final class SessionTransaction {
     }
 
     /** Whether the BEGIN was answered by the router and no backend has begun it yet. */
-    boolean onlyDeclared() {
+    public boolean onlyDeclared() {
         return start != null && !opened;
     }
 
@@ -78,7 +78,7 @@ final class SessionTransaction {
     }
 
     /** A statement of the transaction got its connection, with the BEGIN run there if it was needed. */
-    void reached() {
+    public void reached() {
         if (start != null && !opened) {
             opened = true;
         }
@@ -88,7 +88,7 @@ final class SessionTransaction {
      * A statement of the XA transaction got its connection on {@code hostgroup}; {@code writes}
      * unless it is known to change no data ({@link io.shardgate.router.twophase.ReadOnlyStatement}).
      */
-    void ran(int hostgroup, boolean writes) {
+    public void ran(int hostgroup, boolean writes) {
         (writes ? writers : readers).add(hostgroup);
     }
 
@@ -97,14 +97,14 @@ final class SessionTransaction {
      * need no second phase. A branch some other path ran a statement on is not among them (unknown
      * counts as a write).
      */
-    Set<Integer> readOnlyBranches() {
+    public Set<Integer> readOnlyBranches() {
         Set<Integer> out = new HashSet<>(readers);
         out.removeAll(writers);
         return out;
     }
 
     /** The XA id of the open two_phase transaction, or null. */
-    Xid xid() {
+    public Xid xid() {
         return xid;
     }
 
@@ -113,7 +113,7 @@ final class SessionTransaction {
      * START of its branch in a two_phase transaction), then a SAVEPOINT for each savepoint set so
      * far; null outside a transaction.
      */
-    List<String> beginSteps(int hostgroup) {
+    public List<String> beginSteps(int hostgroup) {
         if (start == null) {
             return null;
         }
@@ -128,7 +128,7 @@ final class SessionTransaction {
      * sp} ({@code digestText}) as MySQL does: setting one again moves it to the end, rolling back to
      * one drops those set after it, releasing one drops it and those after it.
      */
-    void savepointStatement(String digestText) {
+    public void savepointStatement(String digestText) {
         Matcher m = SAVEPOINT.matcher(digestText);
         if (start == null || !m.matches()) {
             return;
@@ -167,7 +167,7 @@ final class SessionTransaction {
     }
 
     /** The transaction is over (committed, rolled back, or ended by a reset). */
-    void end() {
+    public void end() {
         start = null;
         xid = null;
         opened = false;

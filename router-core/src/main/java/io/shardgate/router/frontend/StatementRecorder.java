@@ -9,7 +9,7 @@ import io.shardgate.sharding.digest.Digest;
  * its answer and then recorded in the router's statement metrics and per-digest table. Commands
  * that are not statements (COM_PING, COM_INIT_DB...) are not timed. Event-loop confined.
  */
-final class StatementRecorder {
+public final class StatementRecorder {
     private final RouterMetrics metrics;
     /** The statement in flight; null when none is being timed. */
     private Digest digest;
@@ -20,12 +20,12 @@ final class StatementRecorder {
     /** The statement in flight is a COM_STMT_EXECUTE (else a COM_QUERY). */
     private boolean prepared;
 
-    StatementRecorder(RouterMetrics metrics) {
+    public StatementRecorder(RouterMetrics metrics) {
         this.metrics = metrics;
     }
 
     /** A COM_QUERY or COM_STMT_EXECUTE of shape {@code digest} starts (timed until its answer ends). */
-    void started(String schema, Digest digest, boolean prepared) {
+    public void started(String schema, Digest digest, boolean prepared) {
         this.digest = digest;
         this.prepared = prepared;
         this.schema = schema;
@@ -34,12 +34,12 @@ final class StatementRecorder {
     }
 
     /** The shape of the statement in flight, or null when none is (a command that is not a statement). */
-    Digest digest() {
+    public Digest digest() {
         return digest;
     }
 
     /** The statement in flight runs on one hostgroup. */
-    void routedTo(int hostgroup) {
+    public void routedTo(int hostgroup) {
         this.hostgroup = hostgroup;
     }
 

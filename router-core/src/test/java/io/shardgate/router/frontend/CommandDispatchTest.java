@@ -8,6 +8,7 @@ import io.shardgate.protocol.type.Collations;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.router.config.ServerSettings;
+import io.shardgate.router.execute.PreparedStatementCommands;
 import io.shardgate.router.metrics.RouterMetrics;
 import io.shardgate.router.session.StatementScanner;
 import java.nio.charset.StandardCharsets;

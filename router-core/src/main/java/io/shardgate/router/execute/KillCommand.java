@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
@@ -9,6 +9,9 @@ import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendKill;
 import io.shardgate.router.backend.BackendLogin;
 import io.shardgate.router.config.BackendAddress;
+import io.shardgate.router.frontend.FrontendSession;
+import io.shardgate.router.frontend.SessionPort;
+import io.shardgate.router.frontend.SessionRegistry;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.routing.Errors;
@@ -40,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * or gone and changes nothing anyone else sees. A connection pinned to the victim (transaction)
  * stays with it, so at worst the victim's next statement is the one interrupted.
  */
-final class KillCommand {
+public final class KillCommand {
     private static final Logger log = LoggerFactory.getLogger(KillCommand.class);
 
     /** One backend thread to kill: where, as whom, which. */
@@ -52,7 +55,7 @@ final class KillCommand {
     private KillCommand() {}
 
     /** Carries out {@code kill} for {@code session} (the killer), answering it when done. */
-    static void run(SessionPort session, KillStatement kill) {
+    public static void run(SessionPort session, KillStatement kill) {
         if (kill.refusal() != null) {
             session.reply(1, Errors.notSupported(kill.refusal()));
             return;

@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.netty.buffer.ByteBuf;
 import io.shardgate.protocol.codec.EscapedText;
@@ -9,6 +9,7 @@ import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.pool.PooledConnection;
@@ -37,7 +38,7 @@ import java.util.function.Consumer;
  * connection's own id — preparing the statement there first when it has not yet. Runs on the
  * session's event loop.
  */
-final class PreparedStatementCommands {
+public final class PreparedStatementCommands {
     private final SessionPort session;
     private final SessionView view;
     private final PreparedStatements statements = new PreparedStatements();
@@ -50,7 +51,7 @@ final class PreparedStatementCommands {
 
     private final MoveWait moveWait;
 
-    PreparedStatementCommands(SessionPort session) {
+    public PreparedStatementCommands(SessionPort session) {
         this.session = session;
         this.view = new LiveSessionView(session);
         this.moveWait = new MoveWait(session);
@@ -60,7 +61,7 @@ final class PreparedStatementCommands {
      * COM_STMT_PREPARE: planned, then prepared on a hostgroup holding its tables; the answer is
      * relayed. A statement the rules refuse is refused now, with the reason.
      */
-    void prepare(Packet packet) {
+    public void prepare(Packet packet) {
         ByteBuf payload = packet.payload();
         String text = session.text(payload);
         if (text == null) {
@@ -123,18 +124,18 @@ final class PreparedStatementCommands {
     }
 
     /** The command in flight ended (or was answered by the router). */
-    void commandFinished() {
+    public void commandFinished() {
         pendingSql = null;
         pendingRoute = null;
     }
 
     /** COM_RESET_CONNECTION / COM_CHANGE_USER: the session's statements are gone. */
-    void clear() {
+    public void clear() {
         statements.clear();
     }
 
     /** A COM_STMT_PREPARE_OK passes: register the statement and give the client the router's id. */
-    void prepareOk(BackendLease lease, ByteBuf in, int payload) {
+    public void prepareOk(BackendLease lease, ByteBuf in, int payload) {
         PooledConnection connection = lease.current();
         if (pendingSql == null || connection == null) {
             return;
@@ -146,7 +147,7 @@ final class PreparedStatementCommands {
     }
 
     /** COM_STMT_EXECUTE, _FETCH, _RESET, _SEND_LONG_DATA or _CLOSE; takes ownership of {@code packet}. */
-    void run(Packet packet, Command command) {
+    public void run(Packet packet, Command command) {
         routerLastInsertId = 0;
         ByteBuf payload = packet.payload();
         int id = payload.readableBytes() >= 5 ? payload.getIntLE(payload.readerIndex() + 1) : 0;

@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -8,6 +8,8 @@ import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.frontend.SessionLeases;
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.lease.DiagnosticsHold;
 import io.shardgate.router.net.TextResultSet;
@@ -47,12 +49,12 @@ import java.util.List;
  * </ul>
  * One instance per session, used on its event loop.
  */
-final class QueryRouter {
+public final class QueryRouter {
     private final SessionPort session;
     private final SessionView view;
     private final MoveWait moveWait;
 
-    QueryRouter(SessionPort session) {
+    public QueryRouter(SessionPort session) {
         this.session = session;
         this.view = new LiveSessionView(session);
         this.moveWait = new MoveWait(session);
@@ -65,7 +67,7 @@ final class QueryRouter {
      * it. The few statements the router answers or rewrites itself are looked at closer only when
      * the digest's first word or marks say they may be one; a rewritten statement is digested anew.
      */
-    void route(Packet packet, String sql) {
+    public void route(Packet packet, String sql) {
         Digest digest = Digest.of(sql);
         if (DiagnosticsStatement.is(digest, sql)) {
             diagnostics(packet, digest);

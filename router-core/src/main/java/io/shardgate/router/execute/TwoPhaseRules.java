@@ -1,7 +1,8 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.routing.Errors;
 import io.shardgate.sharding.rule.SchemaRule;
 import io.shardgate.sharding.rule.TransactionMode;

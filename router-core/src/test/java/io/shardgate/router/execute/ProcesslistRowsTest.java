@@ -1,7 +1,8 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardgate.router.frontend.SessionInfo;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.session.ProcesslistQuery;
 import java.util.Arrays;

@@ -1,10 +1,11 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.netty.buffer.ByteBuf;
 import io.shardgate.protocol.codec.EscapedText;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.lease.BackendLease;
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.router.twophase.Xid;

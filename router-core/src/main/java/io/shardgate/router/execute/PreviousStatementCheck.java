@@ -1,6 +1,7 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.shardgate.protocol.packet.ErrPacket;
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.routing.Errors;
 

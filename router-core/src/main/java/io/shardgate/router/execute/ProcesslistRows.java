@@ -1,5 +1,6 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
+import io.shardgate.router.frontend.SessionInfo;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.session.ProcesslistQuery;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.netty.buffer.ByteBuf;
 import io.shardgate.protocol.frame.Packet;

@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -20,6 +20,7 @@ import io.shardgate.protocol.type.CapabilityFlags;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.MySqlType;
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.routing.Errors;

@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.netty.buffer.ByteBuf;
 import io.shardgate.protocol.codec.EscapedText;
@@ -6,6 +6,7 @@ import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.routing.Errors;
 import io.shardgate.router.session.PinReason;

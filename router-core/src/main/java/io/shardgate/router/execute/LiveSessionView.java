@@ -1,5 +1,6 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.session.PinReason;

@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

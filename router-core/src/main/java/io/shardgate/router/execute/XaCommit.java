@@ -1,4 +1,4 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.netty.channel.EventLoop;
 import io.shardgate.protocol.packet.ErrPacket;
@@ -39,13 +39,13 @@ import org.slf4j.LoggerFactory;
  * Runs on the session's event loop; the decision log answers on Curator's thread and the steps
  * after it hop back. {@code then} hears null (committed / rolled back) or the client's error.
  */
-final class XaCommit {
+public final class XaCommit {
     private static final Logger log = LoggerFactory.getLogger(XaCommit.class);
     /**
      * Pins a connection running a branch: MariaDB clears SERVER_STATUS_IN_TRANS when a deadlock
      * makes the branch rollback-only, and such a connection must not go back to the pool.
      */
-    static final Set<PinReason> BRANCH = EnumSet.of(PinReason.XA_BRANCH);
+    public static final Set<PinReason> BRANCH = EnumSet.of(PinReason.XA_BRANCH);
 
     private final EventLoop loop;
     private final TwoPhase twoPhase;

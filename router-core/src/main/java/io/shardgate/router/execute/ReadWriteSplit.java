@@ -1,5 +1,7 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
+import io.shardgate.router.frontend.SessionLeases;
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;

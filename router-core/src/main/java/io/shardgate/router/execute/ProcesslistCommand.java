@@ -1,5 +1,6 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.routing.Errors;
 import io.shardgate.router.session.ProcesslistQuery;
@@ -10,11 +11,11 @@ import java.util.List;
  * information_schema.PROCESSLIST: answered by the router with its own sessions (see
  * {@link ProcesslistRows}), gathered from each session's event loop without blocking this one.
  */
-final class ProcesslistCommand {
+public final class ProcesslistCommand {
     private ProcesslistCommand() {}
 
     /** Answers {@code query} for {@code session}. */
-    static void run(SessionPort session, ProcesslistQuery query) {
+    public static void run(SessionPort session, ProcesslistQuery query) {
         if (query.refusal() != null) {
             session.reply(1, Errors.notSupported(query.refusal()));
             return;

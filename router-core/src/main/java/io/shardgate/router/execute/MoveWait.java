@@ -1,8 +1,10 @@
-package io.shardgate.router.frontend;
+package io.shardgate.router.execute;
 
 import io.shardgate.protocol.frame.Packet;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.frontend.MovingTablesTouched;
+import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.move.MoveHolds;
 import io.shardgate.router.move.MovingTables;
 import io.shardgate.router.move.StatementHold;
@@ -18,12 +20,12 @@ import io.shardgate.sharding.plan.Targets;
  * switched move cleans up, its route decides (a statement without one, {@code null}, waits). One
  * per executor of a session (text and prepared statements), used on the session's event loop.
  */
-final class MoveWait {
+public final class MoveWait {
     private final SessionPort session;
     /** When the statement being routed stops waiting (System.nanoTime()), 0 while it is not waiting. */
     private long deadline;
 
-    MoveWait(SessionPort session) {
+    public MoveWait(SessionPort session) {
         this.session = session;
     }
 
@@ -40,7 +42,7 @@ final class MoveWait {
     }
 
     /** Whether a transaction of the session is open: on a server, or begun here (BEGIN not sent yet). */
-    static boolean transactionOpen(SessionPort session) {
+    public static boolean transactionOpen(SessionPort session) {
         return session.leases().serverTransactionOpen() || session.transaction().start() != null;
     }
 
