@@ -17,14 +17,11 @@ import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.UserConfig;
-import io.shardgate.router.execute.MoveWait;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,8 +57,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter implemen
     private final ClientSession session;
 
     private final CommandInFlight command;
-    /** Told when the command in flight ends ({@link #afterCommandInFlight}). */
-    private final List<Runnable> afterCommand = new ArrayList<>();
+    private final CommandWaiters waiters;
 
     private final CommandDispatch dispatch;
     private final SessionReset reset;
@@ -92,6 +88,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter implemen
                 schema);
         this.session = new ClientSession(services, capabilities, connectionId, state, kind, loop, this);
         this.command = session.command();
+        this.waiters = new CommandWaiters(command, session, () -> closed);
         this.reset = new SessionReset(session, this, state, session.prepared(), seed);
         this.dispatch = new CommandDispatch(session, this, session.clientText(), reset, session.prepared(), activity);
     }
@@ -146,7 +143,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter implemen
         if (!command.busy()) {
             activity.idle();
         }
-        runAfterCommand();
+        waiters.commandMayHaveEnded();
         while (!command.busy()
                 && !reset.changingUser()
                 && !closed
@@ -311,52 +308,14 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter implemen
         ctx.close();
     }
 
-    /**
-     * Runs {@code done} (on this session's loop) once the command now on its way to or back from a
-     * backend has ended, at once when there is none or the session is closed: a move's cutover waits
-     * for every statement dispatched before its hold. Call on the session's loop.
-     */
-    void afterCommandInFlight(Runnable done) {
-        if (closed || !command.reachesBackend()) {
-            done.run();
-        } else {
-            afterCommand.add(done);
-        }
-    }
-
-    /**
-     * Runs {@code done} (on this session's loop) once the command in flight has ended and so has the
-     * session's transaction if it touched one of {@code held} ({@link MovingTablesTouched}): checked
-     * again after each command, since a transaction ends only by one (or with the session). A
-     * move's cutover acknowledges its hold after this, so no statement of such a transaction can run
-     * once the source is locked.
-     */
+    /** See {@link CommandWaiters#afterCutoverBarrier}; call on the session's loop. */
     void afterCutoverBarrier(Set<QualifiedTable> held, Runnable done) {
-        afterCommandInFlight(new Runnable() {
-            @Override
-            public void run() {
-                if (closed
-                        || !MoveWait.transactionOpen(session)
-                        || !state.movingTablesTouched().anyOf(held)) {
-                    done.run();
-                } else {
-                    afterCommand.add(this);
-                }
-            }
-        });
-    }
-
-    private void runAfterCommand() {
-        if (!afterCommand.isEmpty() && (closed || !command.reachesBackend())) {
-            List<Runnable> ready = new ArrayList<>(afterCommand);
-            afterCommand.clear();
-            ready.forEach(Runnable::run);
-        }
+        waiters.afterCutoverBarrier(held, done);
     }
 
     private void releaseWaiting() {
         command.sessionClosed();
-        runAfterCommand();
+        waiters.commandMayHaveEnded();
         Packet p;
         while ((p = waiting.poll()) != null) {
             p.release();
