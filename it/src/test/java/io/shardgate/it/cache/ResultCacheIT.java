@@ -423,6 +423,20 @@ class ResultCacheIT {
             List<List<String>> renamed = query(c, owners);
             assertThat(renamed.get(1).get(1)).isEqualTo(ordered.get(1).get(1) + "+");
             assertThat(renamed).hasSize(ordered.size());
+
+            // ... before its OK reaches the client: another client's read right after the OK (on
+            // another event loop, maybe) sees the write
+            try (Connection d = proxied(driver, mode)) {
+                List<List<String>> before = query(d, sum, 0);
+                long rows = Long.parseLong(before.get(1).get(0));
+                long expected = Long.parseLong(before.get(1).get(1));
+                for (int i = 0; i < 10; i++) {
+                    assertThat(query(d, sum, 0).get(1).get(1)).isEqualTo(String.valueOf(expected)); // stored
+                    execute(c, "UPDATE accounts SET balance = balance + 1 WHERE balance >= ?", 0);
+                    expected += rows;
+                    assertThat(query(d, sum, 0).get(1).get(1)).as("write %d", i).isEqualTo(String.valueOf(expected));
+                }
+            }
         }
     }
 

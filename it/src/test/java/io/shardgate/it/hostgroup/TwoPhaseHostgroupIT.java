@@ -24,9 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A {@code two_phase} schema over hostgroups with readers and server states: hostgroup 10 has a
  * writer and a reader, hostgroup 20 a writer; accounts below 1000 live on 10, the rest on 20. The
  * reader is a server of its own holding different balances (999), so a read that reached it shows.
- * Reads inside a transaction run on the writer, in its XA branch; a writer set OFFLINE_SOFT in the
- * middle of a transaction lets that transaction finish (its branch's connection is pinned) while
- * new work there is refused with 9002.
+ * Reads inside a transaction run on the writer, in its XA branch; a writer set OFFLINE_SOFT or
+ * SHUNNED in the middle of a transaction lets that transaction finish (its branch's connection is
+ * pinned) while new work there is refused with 9002.
  */
 class TwoPhaseHostgroupIT {
     private static final String USER = "shardgate";
@@ -160,6 +160,52 @@ class TwoPhaseHostgroupIT {
         }
         assertThat(directBalance(writer10, 1)).isEqualTo(one - 5);
         assertThat(directBalance(writer20, 1001)).isEqualTo(b1 + 6);
+        assertThat(prepared(writer10) + prepared(writer20)).isZero();
+    }
+
+    @Test
+    void aWriterShunnedMidTransactionLetsTheTransactionFinishWhileNewWorkThereFails() throws Exception {
+        int two = directBalance(writer10, 2);
+        int one = directBalance(writer10, 1);
+        int b1 = directBalance(writer20, 1001);
+        int b2 = directBalance(writer20, 1002);
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                Connection other = connect();
+                Statement o = other.createStatement()) {
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 3 WHERE id = 1002");
+            // what the monitor does after failed health checks
+            router.servers().setStatus(20, writer20.address(), ServerStatus.SHUNNED);
+            try {
+                SQLException refused = catchThrowableOfType(
+                        SQLException.class, () -> o.executeUpdate("UPDATE accounts SET balance = 0 WHERE id = 1001"));
+                assertThat(refused.getErrorCode()).isEqualTo(9002);
+                assertThat(refused.getMessage()).contains("SHUNNED");
+
+                // another transaction reaching the shunned writer with its second statement: that
+                // statement fails and leaves nothing; the transaction goes on and commits the rest
+                o.execute("BEGIN");
+                o.executeUpdate("UPDATE accounts SET balance = balance - 1 WHERE id = 2");
+                SQLException midTransaction = catchThrowableOfType(
+                        SQLException.class,
+                        () -> o.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 1001"));
+                assertThat(midTransaction.getErrorCode()).isEqualTo(9002);
+                o.execute("COMMIT");
+
+                // the transaction with a branch on the shunned writer runs on, and both branches commit
+                s.executeUpdate("UPDATE accounts SET balance = balance - 3 WHERE id = 1");
+                s.execute("COMMIT");
+            } finally {
+                router.servers().setStatus(20, writer20.address(), ServerStatus.ONLINE);
+            }
+        }
+        assertThat(directBalance(writer20, 1002)).isEqualTo(b2 + 3);
+        assertThat(directBalance(writer10, 1)).isEqualTo(one - 3);
+        assertThat(directBalance(writer10, 2)).isEqualTo(two - 1);
+        assertThat(directBalance(writer20, 1001))
+                .as("refused statements left nothing")
+                .isEqualTo(b1);
         assertThat(prepared(writer10) + prepared(writer20)).isZero();
     }
 

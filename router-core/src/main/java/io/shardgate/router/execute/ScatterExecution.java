@@ -334,7 +334,8 @@ final class ScatterExecution {
                 answerAfterColumnRefresh();
                 return;
             }
-            answer(merged());
+            answerAndFinish(merged());
+            return;
         }
         if (pending == 0 && !aborted && (!(results instanceof StreamingMerge streaming) || streaming.complete())) {
             finish();
@@ -406,12 +407,8 @@ final class ScatterExecution {
         if (aborted) {
             return;
         }
-        if (endError != null) {
-            answer(error(endError)); // (what the merge held is released)
-        } else {
-            answer(merged());
-        }
-        finish();
+        // (on an error, what the merge held is released)
+        answerAndFinish(endError != null ? error(endError) : merged());
     }
 
     /**
@@ -426,8 +423,7 @@ final class ScatterExecution {
                 .refresh()
                 .addListener(f -> client.eventLoop().execute(() -> {
                     if (!aborted && !answered) {
-                        answer(merged());
-                        finish();
+                        answerAndFinish(merged());
                     }
                 }));
     }
@@ -485,6 +481,20 @@ final class ScatterExecution {
 
     /** Sends the client's whole answer now; responses still arriving are dropped. */
     private void answer(ByteBuf response) {
+        session.writeRouted(answered(response));
+    }
+
+    /**
+     * Answers with {@code response} and ends the command in one step: the session's result cache
+     * hears the end (a write's invalidation) before the client's OK is written, so no read of
+     * another client that follows the OK is served a result stored before the write.
+     */
+    private void answerAndFinish(ByteBuf response) {
+        session.finishRouted(answered(response));
+    }
+
+    /** The client's answer is {@code response}: what the session keeps of it; the answer to write. */
+    private ByteBuf answered(ByteBuf response) {
         answered = true;
         if (results instanceof ResultMerge.Whole whole) {
             whole.close(); // (a streamed merge is closed when it completes or the session aborts)
@@ -495,7 +505,7 @@ final class ScatterExecution {
             session.lastInsertId().generated(generated);
         }
         session.previous().answered(PreviousStatement.UNKNOWN, rowCount(response));
-        session.writeRouted(response);
+        return response;
     }
 
     /**
