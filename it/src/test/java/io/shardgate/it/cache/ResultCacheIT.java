@@ -435,6 +435,12 @@ class ResultCacheIT {
                     execute(c, "UPDATE accounts SET balance = balance + 1 WHERE balance >= ?", 0);
                     expected += rows;
                     assertThat(query(d, sum, 0).get(1).get(1)).as("write %d", i).isEqualTo(String.valueOf(expected));
+                    // a single-shard write: its OK is relayed from the shard
+                    execute(c, "UPDATE accounts SET balance = balance + 1 WHERE id = ?", id);
+                    expected += 1;
+                    assertThat(query(d, sum, 0).get(1).get(1))
+                            .as("single-shard write %d", i)
+                            .isEqualTo(String.valueOf(expected));
                 }
             }
         }

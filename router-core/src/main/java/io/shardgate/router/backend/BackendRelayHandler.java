@@ -92,9 +92,14 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         return scanner;
     }
 
-    /** Hands the connection to another client session (or back to its pool); only while idle. */
+    /**
+     * Hands the connection to another client session (or back to its pool); only while idle. What
+     * was relayed to the old target's client is flushed at the end of the read batch as usual (the
+     * client channel is remembered), not here: a lease releases its connection while its
+     * completion runs, and the session's work after a response (the result cache's invalidation of
+     * a write) must happen before the client can see the response.
+     */
     public void target(RelayTarget target) {
-        flush();
         this.target = target;
     }
 
@@ -381,6 +386,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     }
 
     private void release() {
+        flush(); // what was relayed before the connection ended
         if (silenceCheck != null) {
             silenceCheck.cancel(false);
             silenceCheck = null;
