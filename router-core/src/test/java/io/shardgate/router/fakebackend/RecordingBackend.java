@@ -62,6 +62,7 @@ public final class RecordingBackend implements AutoCloseable {
     private final ConnectionKind kind;
     private final Capabilities capabilities;
     private final int queryTimeoutMillis;
+    private final boolean deprecateEof;
     private final List<Connection> connections = new ArrayList<>();
     private final List<String> sent = new ArrayList<>();
     private final ArrayDeque<Pending> unanswered = new ArrayDeque<>();
@@ -152,18 +153,19 @@ public final class RecordingBackend implements AutoCloseable {
         }
     }
 
-    /** A hostgroup whose connections are shared between sessions (multiplexing on). */
+    /** A hostgroup with the default pool (multiplexing on), no query timeout, classic EOF packets. */
     public RecordingBackend() {
-        this(true);
+        this("{}", 0, false);
     }
 
-    public RecordingBackend(boolean multiplexing) {
-        this(multiplexing, 0);
-    }
-
-    /** {@code queryTimeoutMillis}: {@code server.query_timeout_millis} of the connections (0: none). */
-    public RecordingBackend(boolean multiplexing, int queryTimeoutMillis) {
+    /**
+     * @param pool the hostgroup's {@code pool} settings as YAML, e.g. {@code "{multiplexing: false}"}
+     * @param queryTimeoutMillis {@code server.query_timeout_millis} of the connections (0: none)
+     * @param deprecateEof the client negotiated CLIENT_DEPRECATE_EOF, and so the connections did
+     */
+    public RecordingBackend(String pool, int queryTimeoutMillis, boolean deprecateEof) {
         this.queryTimeoutMillis = queryTimeoutMillis;
+        this.deprecateEof = deprecateEof;
         this.hostgroup = new Hostgroup(
                 RouterConfig.parse("""
                                 users:
@@ -172,15 +174,16 @@ public final class RecordingBackend implements AutoCloseable {
                                   - id: 10
                                     writer: "fake:3306"
                                     user: sg
-                                    pool: {multiplexing: %s}
-                                """.formatted(multiplexing)).hostgroups().get(0),
+                                    pool: %s
+                                """.formatted(pool)).hostgroups().get(0),
                 // never used: every connection a lease borrows here is one added by connection()
                 new BackendConnector(NioSocketChannel.class, 1000));
         this.client = new EmbeddedChannel();
         client.freezeTime();
         client.config().setAllocator(alloc);
-        this.kind = new ConnectionKind(CLIENT_FLAGS, 0, Collations.UTF8MB4_GENERAL_CI, null);
-        this.capabilities = new Capabilities(BackendConnector.BASE_CAPABILITIES | CLIENT_FLAGS);
+        int flags = CLIENT_FLAGS | (deprecateEof ? CapabilityFlags.CLIENT_DEPRECATE_EOF : 0);
+        this.kind = new ConnectionKind(flags, 0, Collations.UTF8MB4_GENERAL_CI, null);
+        this.capabilities = new Capabilities(BackendConnector.BASE_CAPABILITIES | flags);
     }
 
     public Hostgroup hostgroup() {
@@ -211,7 +214,7 @@ public final class RecordingBackend implements AutoCloseable {
         PooledConnection pooled = IdleConnections.add(
                 partition(),
                 LoggedInConnections.on(channel, id, capabilities, Reply.AUTOCOMMIT, "fake:3306#" + id),
-                false,
+                deprecateEof,
                 queryTimeoutMillis,
                 kind.withSchema(state.schema()),
                 state);

@@ -3,12 +3,17 @@ package io.shardgate.router.lease;
 import static io.shardgate.router.lease.SessionStates.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.router.fakebackend.RecordingBackend;
 import io.shardgate.router.fakebackend.Reply;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.SessionVariables;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -28,10 +33,9 @@ class BackendLeaseInternalCommandsTest {
     private static final List<String> XA_COMMIT = List.of("XA END 'x1'", "XA COMMIT 'x1' ONE PHASE");
     private static final String BOTH = "COM_QUERY XA END 'x1'; XA COMMIT 'x1' ONE PHASE";
 
-    private final RecordingBackend backend = new RecordingBackend();
-    private final RecordingOwner owner = new RecordingOwner(backend.client());
-    private final BackendLease lease =
-            new BackendLease(backend.hostgroup(), false, backend.loop(), backend.kind(), owner);
+    private RecordingBackend backend = new RecordingBackend();
+    private RecordingOwner owner = new RecordingOwner(backend.client());
+    private BackendLease lease = new BackendLease(backend.hostgroup(), false, backend.loop(), backend.kind(), owner);
     private RecordingBackend.Connection connection;
     /** What the callbacks of the router's commands heard, in order ("null" for no error). */
     private final List<String> heard = new ArrayList<>();
@@ -209,5 +213,67 @@ class BackendLeaseInternalCommandsTest {
         backend.serve();
         assertThat(backend.sent()).containsExactly("COM_QUERY SELECT 1/0", "COM_QUERY " + DiagnosticsHold.CLEAR);
         assertThat(acquired.connection).isSameAs(connection.pooled());
+    }
+
+    @Test
+    void countingWarningsReadsTheCountWhenResultSetsEndInAnOk() {
+        lease.close();
+        backend.close();
+        backend = new RecordingBackend("{}", 0, true);
+        owner = new RecordingOwner(backend.client());
+        lease = new BackendLease(backend.hostgroup(), false, backend.loop(), backend.kind(), owner);
+        borrow();
+        backend.answer(
+                "COM_QUERY " + DiagnosticsHold.COUNT,
+                Reply.rows(List.of("@@session.warning_count"), AUTOCOMMIT, List.of(List.of("3"))));
+
+        List<Integer> counts = new ArrayList<>();
+        lease.countWarnings(counts::add);
+        backend.serve();
+
+        assertThat(counts).containsExactly(3);
+    }
+
+    @Test
+    void aStreamedQueryHandsItsBytesOverAsTheyArriveThenHearsHowItEnded() {
+        backend.answer(
+                "COM_QUERY SELECT a FROM t",
+                Reply.rows(List.of("a"), AUTOCOMMIT, List.of(List.of("hello world"), List.of("bye"))));
+        ByteArrayOutputStream streamed = new ByteArrayOutputStream();
+        List<Boolean> ends = new ArrayList<>();
+
+        lease.streamInternal(
+                out -> out.writeByte(0x03).writeCharSequence("SELECT a FROM t", StandardCharsets.UTF_8),
+                Response.RESULT_SET,
+                chunk -> {
+                    streamed.writeBytes(ByteBufUtil.getBytes(chunk));
+                    chunk.release();
+                },
+                ends::add);
+        backend.serve();
+
+        assertThat(backend.sent()).containsExactly("COM_QUERY SELECT a FROM t");
+        assertThat(ends).containsExactly(false);
+        // column count 5, definition 27, EOF 9, rows 16 and 8, EOF 9
+        assertThat(streamed.size()).isEqualTo(74);
+        assertThat(new String(streamed.toByteArray(), StandardCharsets.UTF_8)).contains("hello world", "bye");
+        assertThat(lease.internalPending()).isFalse();
+    }
+
+    @Test
+    void aStreamedQueryThatFailsEndsInAnError() {
+        backend.answer("COM_QUERY SELECT b FROM t", Reply.err(1054, "42S22", "Unknown column 'b' in 'field list'"));
+        List<ByteBuf> chunks = new ArrayList<>();
+        List<Boolean> ends = new ArrayList<>();
+
+        lease.streamInternal(
+                out -> out.writeByte(0x03).writeCharSequence("SELECT b FROM t", StandardCharsets.UTF_8),
+                Response.RESULT_SET,
+                chunks::add,
+                ends::add);
+        backend.serve();
+
+        assertThat(ends).containsExactly(true);
+        chunks.forEach(ByteBuf::release);
     }
 }

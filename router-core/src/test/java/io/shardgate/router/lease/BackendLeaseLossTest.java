@@ -21,7 +21,7 @@ class BackendLeaseLossTest {
     /** Query timeout of the connections: the relay checks the silence every quarter of it. */
     private static final int TIMEOUT_MILLIS = 1000;
 
-    private final RecordingBackend backend = new RecordingBackend(true, TIMEOUT_MILLIS);
+    private final RecordingBackend backend = new RecordingBackend("{}", TIMEOUT_MILLIS, false);
     private final RecordingOwner owner = new RecordingOwner(backend.client());
     private final BackendLease lease =
             new BackendLease(backend.hostgroup(), false, backend.loop(), backend.kind(), owner);

@@ -37,7 +37,7 @@ class BackendLeaseReleaseTest {
 
     private void multiplexingOff() {
         backend.close();
-        backend = new RecordingBackend(false);
+        backend = new RecordingBackend("{multiplexing: false}", 0, false);
         owner = new RecordingOwner(backend.client());
         lease = new BackendLease(backend.hostgroup(), false, backend.loop(), backend.kind(), owner);
     }
