@@ -33,6 +33,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * A recording fake backend, in the spirit of Vitess's logging vcursor: the connections a lease
@@ -44,7 +45,8 @@ import java.util.Set;
  * none is scripted). Everything runs on the calling thread with time frozen (timers fire only when
  * a test {@link #advanceTime advances} it), so a test asserts exact sequences with no server, no
  * threads and no timing. Every buffer comes from a tracking allocator; {@link #close} fails when
- * one is left unreleased.
+ * one is left unreleased. Commands are single frames (under 16 MiB); one not sent as sequence 0 shows
+ * its sequence id.
  */
 public final class RecordingBackend implements AutoCloseable {
     /** Result-format capabilities of the client session the connections are for. */
@@ -120,9 +122,11 @@ public final class RecordingBackend implements AutoCloseable {
                 if (partial.length - at - 4 < length) {
                     break;
                 }
+                int sequenceId = partial[at + 3] & 0xFF;
                 byte[] payload = Arrays.copyOfRange(partial, at + 4, at + 4 + length);
                 at += 4 + length;
-                String command = describe(payload);
+                // a server takes a command only as sequence 0: show any other, so no test passes over it
+                String command = describe(payload) + (sequenceId == 0 ? "" : " [sequence " + sequenceId + "]");
                 received.add(command);
                 sent.add(command);
                 if (!UNANSWERED.contains(Command.of(payload[0] & 0xFF))) {
@@ -278,12 +282,26 @@ public final class RecordingBackend implements AutoCloseable {
      * relay expects a result set, then the packet goes out with sequence id 0.
      */
     public void clientQuery(PooledConnection connection, String sql) {
-        ByteBuf payload = alloc.heapBuffer();
-        payload.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, StandardCharsets.UTF_8);
-        connection.relay().expect(Response.RESULT_SET);
+        clientCommand(
+                connection,
+                Response.RESULT_SET,
+                out -> out.writeByte(Command.COM_QUERY.code()).writeCharSequence(sql, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Sends the client's command whose payload {@code payload} writes on {@code connection}, as an
+     * executor does: the relay expects {@code response} (null: the command has none), then the
+     * packet goes out with sequence id 0.
+     */
+    public void clientCommand(PooledConnection connection, Response response, Consumer<ByteBuf> payload) {
+        ByteBuf buf = alloc.heapBuffer();
+        payload.accept(buf);
+        if (response != null) {
+            connection.relay().expect(response);
+        }
         connection
                 .channel()
-                .writeAndFlush(new Packet(0, payload), connection.channel().voidPromise());
+                .writeAndFlush(new Packet(0, buf), connection.channel().voidPromise());
     }
 
     /** The bytes relayed to the client so far (and releases them). */

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.shardgate.protocol.packet.Capabilities;
 import io.shardgate.protocol.packet.ColumnCount;
 import io.shardgate.protocol.packet.ColumnDefinition41;
+import io.shardgate.protocol.packet.ComStmtPrepareOk;
 import io.shardgate.protocol.packet.EofPacket;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
@@ -85,6 +86,28 @@ public final class Reply {
                 new EofPacket(0, statusFlags).write(out);
             }
         });
+        return new Reply(packets, -1);
+    }
+
+    /**
+     * COM_STMT_PREPARE_OK for a statement without result columns and with {@code params} parameters,
+     * their definitions following (each end as negotiated).
+     */
+    public static Reply prepared(long statementId, int params) {
+        List<BiConsumer<ByteBuf, Capabilities>> packets = new ArrayList<>();
+        packets.add((out, caps) -> new ComStmtPrepareOk(statementId, 0, params, 0).write(out));
+        ColumnDefinition41 parameter =
+                new ColumnDefinition41("def", "", "", "", "?", "", Collations.BINARY, 0, MySqlType.VAR_STRING, 0, 0);
+        for (int i = 0; i < params; i++) {
+            packets.add(parameter::write);
+        }
+        if (params > 0) {
+            packets.add((out, caps) -> {
+                if (!caps.has(CapabilityFlags.CLIENT_DEPRECATE_EOF)) {
+                    new EofPacket(0, AUTOCOMMIT).write(out);
+                }
+            });
+        }
         return new Reply(packets, -1);
     }
 
