@@ -1,0 +1,139 @@
+package io.shardgate.router.lease;
+
+import static io.shardgate.router.lease.SessionStates.state;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardgate.router.fakebackend.RecordingBackend;
+import io.shardgate.router.fakebackend.Reply;
+import io.shardgate.router.session.SessionVariables;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A borrowed connection's server session is brought to the client session's state with exactly
+ * the commands {@link SessionAlignment} names, one after the other, and with none when they match.
+ */
+class BackendLeaseAlignmentTest {
+    private final RecordingBackend backend = new RecordingBackend();
+    private final RecordingOwner owner = new RecordingOwner(backend.client());
+    private final BackendLease lease =
+            new BackendLease(backend.hostgroup(), false, backend.loop(), backend.kind(), owner);
+
+    @AfterEach
+    void close() {
+        lease.close();
+        backend.close();
+    }
+
+    private Acquired acquire(SessionVariables desired) {
+        Acquired acquired = new Acquired();
+        lease.acquire(desired, acquired);
+        return acquired;
+    }
+
+    @Test
+    void aConnectionInTheWantedStateIsLentWithoutACommand() {
+        RecordingBackend.Connection c = backend.connection(state("shop", "sql_mode = ''"));
+        long epoch = lease.epoch();
+
+        Acquired acquired = acquire(state("shop", "sql_mode = ''"));
+
+        assertThat(acquired.calls).isEqualTo(1);
+        assertThat(acquired.error).isNull();
+        assertThat(acquired.connection).isSameAs(c.pooled()).isSameAs(lease.current());
+        assertThat(backend.sent()).isEmpty();
+        assertThat(backend.idle()).isZero();
+        assertThat(lease.epoch()).as("a borrow, no command of the router's").isEqualTo(epoch + 1);
+    }
+
+    @Test
+    void theSchemaChangeComesFirstThenTheMissingAssignmentsInOneSet() {
+        RecordingBackend.Connection c = backend.connection(state("shop", "sql_mode = ''"));
+        SessionVariables desired = state("inventory", "sql_mode = ''", "time_zone = '+00:00'", "names = utf8mb4");
+
+        Acquired acquired = acquire(desired);
+        assertThat(backend.sent()).containsExactly("COM_INIT_DB inventory");
+        assertThat(acquired.heard()).as("not before the server answered").isFalse();
+        backend.serve();
+
+        assertThat(backend.sent())
+                .containsExactly("COM_INIT_DB inventory", "COM_QUERY SET time_zone = '+00:00', names = utf8mb4");
+        assertThat(acquired.connection).isSameAs(c.pooled());
+        assertThat(c.pooled().state()).isSameAs(desired);
+        assertThat(backend.relayed())
+                .as("the alignment's answers are the router's own")
+                .isEmpty();
+        assertThat(owner.events).isEmpty();
+
+        backend.clearSent();
+        Acquired again = acquire(desired);
+        assertThat(again.connection).isSameAs(c.pooled());
+        assertThat(backend.sent()).as("aligned already").isEmpty();
+    }
+
+    @Test
+    void assignmentsThatAreNotAPrefixOfTheWantedOnesResetTheSessionAndReplayItWholeOneStepAtATime() {
+        RecordingBackend.Connection c = backend.connection(state("shop", "time_zone = '+00:00'"));
+        c.pooled().rememberStatement("SELECT ?", 7);
+        SessionVariables desired = state("shop", "sql_mode = 'ANSI'", "SESSION TRANSACTION READ ONLY");
+
+        Acquired acquired = acquire(desired);
+        assertThat(backend.sent()).containsExactly("COM_RESET_CONNECTION");
+        backend.serveOne();
+        assertThat(backend.sent()).containsExactly("COM_RESET_CONNECTION", "COM_INIT_DB shop");
+        backend.serveOne();
+        backend.serveOne();
+        assertThat(acquired.heard()).isFalse();
+        backend.serveOne();
+
+        assertThat(backend.sent())
+                .containsExactly(
+                        "COM_RESET_CONNECTION",
+                        "COM_INIT_DB shop",
+                        "COM_QUERY SET SESSION TRANSACTION READ ONLY",
+                        "COM_QUERY SET sql_mode = 'ANSI'");
+        assertThat(acquired.connection).isSameAs(c.pooled());
+        assertThat(c.pooled().statementId("SELECT ?"))
+                .as("the reset deallocated it")
+                .isNull();
+    }
+
+    @Test
+    void aFailedStepEndsTheAlignmentClosesTheConnectionAndAnswersTheServersError() {
+        RecordingBackend.Connection c = backend.connection(state("shop"));
+        backend.answer(
+                "COM_QUERY SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                Reply.err(
+                        1568,
+                        "25001",
+                        "Transaction characteristics can't be changed while a transaction is in progress"));
+
+        Acquired acquired =
+                acquire(state("shop", "SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", "time_zone = 'UTC'"));
+        backend.serve();
+
+        assertThat(backend.sent())
+                .as("nothing after the failed step")
+                .containsExactly("COM_QUERY SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+        assertThat(acquired.connection).isNull();
+        assertThat(acquired.error.code()).isEqualTo(1568);
+        assertThat(acquired.error.sqlState()).isEqualTo("25001");
+        assertThat(lease.current()).isNull();
+        assertThat(c.open()).as("a half-aligned session is never reused").isFalse();
+        assertThat(backend.idle()).isZero();
+        assertThat(owner.events).as("the router closed it: no loss to report").isEmpty();
+    }
+
+    @Test
+    void anotherSessionsWarningsAreClearedBeforeAnythingElse() {
+        RecordingBackend.Connection c = backend.connection(state("shop"));
+        c.pooled().relay().diagnosticsDirty(true);
+
+        Acquired acquired = acquire(state("shop", "sql_mode = ''"));
+        backend.serve();
+
+        assertThat(backend.sent()).containsExactly("COM_QUERY " + DiagnosticsHold.CLEAR, "COM_QUERY SET sql_mode = ''");
+        assertThat(acquired.connection).isSameAs(c.pooled());
+        assertThat(c.pooled().relay().diagnosticsDirty()).isFalse();
+    }
+}
