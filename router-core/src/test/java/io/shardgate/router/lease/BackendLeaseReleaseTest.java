@@ -76,6 +76,23 @@ class BackendLeaseReleaseTest {
     }
 
     @Test
+    void aConnectionReleasedInsideTheCompletionDoesNotFlushTheResponseBeforeTheOwnerIsDone() {
+        backend.connection(SHOP);
+        byte[][] seenInsideCompletion = new byte[1][];
+        owner.onComplete = l -> {
+            l.afterResponse(AUTOCOMMIT, false); // back to the pool, as the command in flight does
+            // the session's work after a response (the result cache's invalidation of a write)
+            // runs here: the client must not have the response yet
+            seenInsideCompletion[0] = backend.relayed();
+        };
+        statement("UPDATE t SET a = 1", Reply.ok(1, 0, AUTOCOMMIT, 0));
+
+        assertThat(backend.idle()).isEqualTo(1);
+        assertThat(seenInsideCompletion[0]).as("flushed inside the completion").isEmpty();
+        assertThat(backend.relayed()).as("the OK, flushed with the read batch").startsWith(7, 0, 0, 1, 0);
+    }
+
+    @Test
     void aPinKeepsTheConnectionForTheNextStatementsUntilItIsLifted() {
         RecordingBackend.Connection c = backend.connection(SHOP);
         statement("SET @a = 1", Reply.ok());

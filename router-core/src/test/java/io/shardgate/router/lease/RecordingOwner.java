@@ -21,6 +21,8 @@ final class RecordingOwner implements LeaseOwner {
 
     private final Channel client;
     final List<Event> events = new ArrayList<>();
+    /** What the owner does inside its completion, as the command in flight does (its lease's release). */
+    java.util.function.Consumer<BackendLease> onComplete = lease -> {};
 
     RecordingOwner(Channel client) {
         this.client = client;
@@ -34,6 +36,7 @@ final class RecordingOwner implements LeaseOwner {
     @Override
     public void responsesComplete(BackendLease lease, int statusFlags, boolean lastWasError) {
         events.add(new Completed(lease, statusFlags, lastWasError));
+        onComplete.accept(lease);
     }
 
     @Override
