@@ -61,6 +61,21 @@ public final class RowSql {
         return "DELETE FROM " + shape.qualifiedName() + " WHERE " + keyMatch(shape, keys);
     }
 
+    /**
+     * Deletes the one row whose primary key is bound (its columns in order): an equality on every key
+     * column, which InnoDB answers by a unique search that locks that record alone. A list of keys
+     * ({@link #delete}) may be planned as a scan of the index instead (MariaDB does so for a long IN
+     * list), and a scan under REPEATABLE READ locks every row it passes, rows that clients write
+     * included.
+     */
+    public static String deleteOne(TableShape shape) {
+        List<String> columns = new ArrayList<>();
+        for (int i = 0; i < shape.primaryKey().size(); i++) {
+            columns.add(pkName(shape, i) + " = ?");
+        }
+        return "DELETE FROM " + shape.qualifiedName() + " WHERE " + String.join(" AND ", columns);
+    }
+
     /** The parameters of {@link #byKeys} and {@link #delete}: each key's columns in order. */
     public static List<Object> keyParameters(List<Object[]> keys) {
         List<Object> parameters = new ArrayList<>();

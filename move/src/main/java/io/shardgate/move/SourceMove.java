@@ -295,6 +295,11 @@ public final class SourceMove implements AutoCloseable {
      * Deletes {@code table}'s moved rows on the source, in primary key order, {@code chunkRows} at a
      * time, on the connection holding {@link #lockSource}'s lock when there is one: after the switch
      * they are stale copies that a statement over every shard (a COUNT(*), a scan) would see twice.
+     * Each row by its own statement ({@link RowSql#deleteOne}, a chunk's sent as one batch and
+     * committed once), so only
+     * the deleted rows are locked: the clients keep writing the rows that stay while this runs, and
+     * a chunk's DELETE ... IN (...) planned as a scan took their rows' locks and deadlocked with them
+     * (MoveUnderTransactionsIT: InnoDB rolled back the client).
      *
      * @return the rows deleted
      */
@@ -313,15 +318,42 @@ public final class SourceMove implements AutoCloseable {
                 }
             }
             if (!moved.isEmpty()) {
-                try (var s = c.prepareStatement(RowSql.delete(layout.shape(), moved.size()))) {
-                    RowReader.bind(s, RowSql.keyParameters(moved));
-                    deleted += s.executeUpdate();
-                }
+                deleted += deleteChunk(c, layout, moved);
             }
             if (chunk.size() < chunkRows) {
                 return deleted;
             }
             lastKey = chunk.get(chunk.size() - 1).primaryKey();
+        }
+    }
+
+    /**
+     * Deletes the rows with primary keys {@code keys}, one statement each, in one transaction (one
+     * commit a chunk, not one a row); returns how many there were. It holds the locks of those rows
+     * alone, which no client writes once the switch sent their keys to the target.
+     */
+    private static long deleteChunk(Connection c, RowLayout layout, List<Object[]> keys) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try (var s = c.prepareStatement(RowSql.deleteOne(layout.shape()))) {
+            for (Object[] key : keys) {
+                RowReader.bind(s, RowSql.keyParameters(List.<Object[]>of(key)));
+                s.addBatch();
+            }
+            long deleted = 0;
+            for (int n : s.executeBatch()) {
+                if (n < 0) { // a driver's bulk mode would not tell: the count must stay exact
+                    throw new SQLException("no row count for a batched DELETE (" + n + ")");
+                }
+                deleted += n;
+            }
+            c.commit();
+            return deleted;
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
         }
     }
 

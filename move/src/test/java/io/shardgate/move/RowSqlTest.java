@@ -67,6 +67,10 @@ class RowSqlTest {
         TableShape single = new TableShape("s", "t`x", List.of(new Column("id", "int", "int(11)", null)), List.of(0));
         assertThat(RowSql.delete(single, 3)).isEqualTo("DELETE FROM `s`.`t``x` WHERE `id` IN (?, ?, ?)");
         assertThatThrownBy(() -> RowSql.delete(single, 0)).hasMessageContaining("no keys");
+        // one row by an equality on its whole key: a unique search that locks that record alone
+        assertThat(RowSql.deleteOne(single)).isEqualTo("DELETE FROM `s`.`t``x` WHERE `id` = ?");
+        assertThat(RowSql.deleteOne(ORDERS))
+                .isEqualTo("DELETE FROM `shop`.`orders` WHERE `customer_id` = ? AND `name` = ?");
     }
 
     @Test

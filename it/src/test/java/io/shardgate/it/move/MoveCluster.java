@@ -64,6 +64,7 @@ final class MoveCluster implements AutoCloseable {
             reference = MariaDbServer.builder()
                     .database("shop")
                     .innodbBufferPoolSize("32M")
+                    .arg("--innodb-print-all-deadlocks=ON")
                     .start();
             try (Connection c = reference(reference);
                     Statement s = c.createStatement()) {
@@ -120,6 +121,27 @@ final class MoveCluster implements AutoCloseable {
     private static Connection reference(MariaDbServer reference) throws SQLException {
         return DriverManager.getConnection(
                 "jdbc:mariadb://" + reference.address() + "/shop?user=root&password=" + reference.rootPassword());
+    }
+
+    /** Each server's latest InnoDB deadlock ({@link LatestDeadlock}), shards by hostgroup, then the reference. */
+    String latestDeadlocks() {
+        StringBuilder all = new StringBuilder();
+        for (int hostgroup : MoveShards.HOSTGROUPS) {
+            all.append("--- hostgroup ").append(hostgroup).append(":\n");
+            try (Connection c = shards.direct(hostgroup)) {
+                all.append(LatestDeadlock.of(c));
+            } catch (SQLException e) {
+                all.append("(cannot read: ").append(e.getMessage()).append(')');
+            }
+            all.append('\n');
+        }
+        all.append("--- reference:\n");
+        try (Connection c = reference()) {
+            all.append(LatestDeadlock.of(c));
+        } catch (SQLException e) {
+            all.append("(cannot read: ").append(e.getMessage()).append(')');
+        }
+        return all.append('\n').toString();
     }
 
     /** The shards' rows against the reference's, each bucket expected on {@link #owner}. */

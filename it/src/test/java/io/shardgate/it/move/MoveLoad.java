@@ -32,8 +32,31 @@ import java.util.function.IntSupplier;
  * last acknowledged write is a wrong answer, counted apart from errors.
  */
 final class MoveLoad implements AutoCloseable {
-    /** A client error: when (nanoTime), what, and whether {@code faulty} said a fault was on. */
-    record ClientError(long atNanos, int code, String message, boolean duringFault) {}
+    /**
+     * A client error: when (nanoTime), what, whether {@code faulty} said a fault was on, where it
+     * came from ({@code router}, {@code reference}, {@code connect} or {@code settle}), the statement
+     * that failed and the statements of the transaction it was in (empty outside one).
+     */
+    record ClientError(
+            long atNanos,
+            int code,
+            String message,
+            boolean duringFault,
+            String where,
+            String statement,
+            List<String> transaction) {
+        @Override
+        public String toString() {
+            return "ERROR " + code + " from the " + where + " at " + statement
+                    + (transaction.isEmpty() ? "" : " in " + transaction) + ": " + message;
+        }
+    }
+
+    /** Hears each client error as it happens, on the client's thread (to look at the servers then). */
+    @FunctionalInterface
+    interface ErrorListener {
+        void seen(ClientError error);
+    }
 
     final ConcurrentLinkedQueue<ClientError> errors = new ConcurrentLinkedQueue<>();
     final ConcurrentLinkedQueue<String> wrongReads = new ConcurrentLinkedQueue<>();
@@ -46,6 +69,7 @@ final class MoveLoad implements AutoCloseable {
     private final AtomicBoolean fault = new AtomicBoolean();
     private final List<Thread> threads = new ArrayList<>();
     private final ConcurrentLinkedQueue<String> broken = new ConcurrentLinkedQueue<>();
+    private final ErrorListener listener;
 
     /**
      * @param routerPort where the clients connect (read each time a client connects)
@@ -54,22 +78,24 @@ final class MoveLoad implements AutoCloseable {
      *     ownKeys.get(i)}); it inserts keys {@code 1e12 * (round + 1) + 1e9 * (i + 1) + n}
      */
     MoveLoad(IntSupplier routerPort, ReferenceConnections reference, List<List<Long>> ownKeys, int round) {
-        this(routerPort, reference, ownKeys, round, 0);
+        this(routerPort, reference, ownKeys, round, 0, e -> {});
     }
 
     /**
      * As above; with {@code transactionPauseMillis} above 0 every client runs only transactions, back
      * to back, pausing that long after each statement in them (as an application between its
      * queries): at any moment nearly every client is inside one that holds the table on the shards
-     * it touched.
+     * it touched. {@code listener} hears each client error as it happens.
      */
     MoveLoad(
             IntSupplier routerPort,
             ReferenceConnections reference,
             List<List<Long>> ownKeys,
             int round,
-            long transactionPauseMillis) {
+            long transactionPauseMillis,
+            ErrorListener listener) {
         this.transactionPauseMillis = transactionPauseMillis;
+        this.listener = listener;
         for (int i = 0; i < ownKeys.size(); i++) {
             int client = i;
             Driver driver = i % 2 == 0 ? Driver.MARIADB : Driver.MYSQL;
@@ -126,6 +152,7 @@ final class MoveLoad implements AutoCloseable {
                 long other = keys.get(random.nextInt(keys.size()));
                 int amount = random.nextInt(1_000_000);
                 Set<Long> touched = new LinkedHashSet<>();
+                Step step = new Step();
                 try (Statement s = c.createStatement()) {
                     switch (transactionPauseMillis > 0 ? 4 : random.nextInt(5)) {
                         case 0 -> {
@@ -133,25 +160,34 @@ final class MoveLoad implements AutoCloseable {
                             touched.add(id);
                             String sql =
                                     "INSERT INTO orders (id, amount, note) VALUES (" + id + ", " + amount + ", 'new')";
+                            step.on("router", sql);
                             s.executeUpdate(sql);
+                            step.on("reference", sql);
                             apply(ref, sql);
                         }
                         case 1 -> {
                             touched.add(key);
                             String sql = "UPDATE orders SET amount = " + amount + " WHERE id = " + key;
+                            step.on("router", sql);
                             s.executeUpdate(sql);
+                            step.on("reference", sql);
                             apply(ref, sql);
                         }
                         case 2 -> {
                             touched.add(key);
                             String sql = "DELETE FROM orders WHERE id = " + key;
+                            step.on("router", sql);
                             s.executeUpdate(sql);
+                            step.on("reference", sql);
                             apply(ref, sql);
                         }
                         case 3 -> {
                             touched.add(key);
-                            try (ResultSet rs = s.executeQuery("SELECT amount FROM orders WHERE id = " + key)) {
+                            String sql = "SELECT amount FROM orders WHERE id = " + key;
+                            step.on("router", sql);
+                            try (ResultSet rs = s.executeQuery(sql)) {
                                 Integer seen = rs.next() ? rs.getInt(1) : null;
+                                step.on("reference", sql);
                                 Integer expected = referenceAmount(ref, key);
                                 if (!java.util.Objects.equals(seen, expected)) {
                                     wrongReads.add("client " + client + " read " + seen + " for row " + key
@@ -169,26 +205,39 @@ final class MoveLoad implements AutoCloseable {
                                     "UPDATE orders SET amount = " + amount + " WHERE id = " + key,
                                     "UPDATE orders SET amount = amount + 1 WHERE id = " + other,
                                     "INSERT INTO orders (id, amount, note) VALUES (" + id + ", " + amount + ", 'tx')");
+                            step.transaction = tx;
+                            step.on("router", "BEGIN");
                             c.setAutoCommit(false);
                             for (String sql : tx) {
+                                step.on("router", sql);
                                 s.executeUpdate(sql);
                                 if (transactionPauseMillis > 0) {
                                     sleep(transactionPauseMillis);
                                 }
                             }
+                            step.on("router", "COMMIT");
                             c.commit();
                             c.setAutoCommit(true);
                             ref.setAutoCommit(false);
                             for (String sql : tx) {
+                                step.on("reference", sql);
                                 apply(ref, sql);
                             }
+                            step.on("reference", "COMMIT");
                             ref.commit();
                             ref.setAutoCommit(true);
                         }
                     }
                     acknowledged.incrementAndGet();
                 } catch (SQLException e) {
-                    errors.add(new ClientError(System.nanoTime(), e.getErrorCode(), e.getMessage(), fault.get()));
+                    seen(new ClientError(
+                            System.nanoTime(),
+                            e.getErrorCode(),
+                            e.getMessage(),
+                            fault.get(),
+                            step.where,
+                            step.statement,
+                            step.transaction));
                     uncertain.addAndGet(touched.size());
                     c = settle(c, driver, port, ref, touched);
                 }
@@ -197,6 +246,27 @@ final class MoveLoad implements AutoCloseable {
             broken.add("client " + client + ": " + e);
         } finally {
             closeQuietly(c);
+        }
+    }
+
+    /** Where a client stands: the server it talks to, the statement, the transaction's statements. */
+    private static final class Step {
+        String where = "router";
+        String statement = "";
+        List<String> transaction = List.of();
+
+        void on(String server, String sql) {
+            where = server;
+            statement = sql;
+        }
+    }
+
+    private void seen(ClientError error) {
+        errors.add(error);
+        try {
+            listener.seen(error);
+        } catch (RuntimeException e) {
+            broken.add("the error listener failed on " + error + ": " + e);
         }
     }
 
@@ -263,7 +333,14 @@ final class MoveLoad implements AutoCloseable {
                 }
                 return c;
             } catch (SQLException e) {
-                errors.add(new ClientError(System.nanoTime(), e.getErrorCode(), e.getMessage(), fault.get()));
+                seen(new ClientError(
+                        System.nanoTime(),
+                        e.getErrorCode(),
+                        e.getMessage(),
+                        fault.get(),
+                        "settle",
+                        "reading back " + touched,
+                        List.of()));
                 closeQuietly(c);
                 c = null;
                 sleep(100);
@@ -281,7 +358,8 @@ final class MoveLoad implements AutoCloseable {
                         "app",
                         Map.of("socketTimeout", "60000", "connectTimeout", "5000"));
             } catch (SQLException e) {
-                errors.add(new ClientError(System.nanoTime(), e.getErrorCode(), "connect: " + e, fault.get()));
+                seen(new ClientError(
+                        System.nanoTime(), e.getErrorCode(), "connect: " + e, fault.get(), "connect", "", List.of()));
                 sleep(100);
             }
         }

@@ -58,7 +58,8 @@ final class MoveShards implements AutoCloseable {
                 .innodbBufferPoolSize("32M")
                 .arg("--log-bin=shard-bin")
                 .arg("--binlog-format=ROW")
-                .arg("--server-id=" + hostgroup);
+                .arg("--server-id=" + hostgroup)
+                .arg("--innodb-print-all-deadlocks=ON"); // a deadlock is an IT failure: log each one
         if (dataRoot != null) {
             builder.dataDir(dataRoot.resolve("shard-" + hostgroup));
         }

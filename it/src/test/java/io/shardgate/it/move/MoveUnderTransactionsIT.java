@@ -59,7 +59,15 @@ class MoveUnderTransactionsIT {
         }
         // 150 ms after each of a transaction's three statements: nearly always every client is inside
         // one, so a cutover that held their statements could never lock the source (5 attempts, failed)
-        MoveLoad load = new MoveLoad(cluster.router::mysqlPort, cluster::reference, keys, 0, 150);
+        MoveLoad load = new MoveLoad(
+                cluster.router::mysqlPort,
+                cluster::reference,
+                keys,
+                0,
+                150,
+                e -> System.out.printf(
+                        "MoveUnderTransactionsIT: client error %s%nlatest InnoDB deadlock of each server:%n%s",
+                        e, cluster.latestDeadlocks()));
         JsonNode done;
         try {
             load.awaitMore(12, MoveProbe.PATIENCE.toSeconds());

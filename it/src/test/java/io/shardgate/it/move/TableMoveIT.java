@@ -9,7 +9,9 @@ import io.shardgate.move.MovingRows;
 import io.shardgate.move.RowLayout;
 import io.shardgate.move.RowReader;
 import io.shardgate.move.RowWriter;
+import io.shardgate.move.ShardEndpoint;
 import io.shardgate.move.ShardSessions;
+import io.shardgate.move.SourceMove;
 import io.shardgate.move.TableCopy;
 import io.shardgate.move.TableDiff;
 import io.shardgate.move.TableShape;
@@ -24,6 +26,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -217,6 +220,54 @@ class TableMoveIT {
     }
 
     /** One table's copy, catch-up and diff on its own connections. */
+    /**
+     * The cleanup after a switch deletes the source's moved rows while clients write the rows that
+     * stay: it must lock the rows it deletes and no other. A client transaction holds a row that
+     * stays, in the middle of the table; the cleanup deletes around it without waiting (a chunk's
+     * DELETE ... IN (...) was planned as a scan of the primary key, waited for that row holding the
+     * locks of every row before it, and so deadlocked with clients: MoveUnderTransactionsIT).
+     */
+    @Test
+    void theCleanupLocksOnlyTheRowsItDeletes() throws Exception {
+        String table = "cleaned";
+        String ddl = "CREATE TABLE cleaned (id BIGINT PRIMARY KEY, amount INT NOT NULL) ENGINE=InnoDB";
+        // the source holds buckets 8-15, half of them moving, as hostgroup 20 of the move ITs
+        List<Long> staying = LongStream.rangeClosed(1, 8000)
+                .filter(id -> KeyHash.bucket(id, 16) >= 8 && KeyHash.bucket(id, 16) < 12)
+                .boxed()
+                .toList();
+        List<Long> moving = ids(1, 8000, true);
+        try (Connection src = open(source);
+                Connection dst = open(target);
+                Connection client = open(source)) {
+            recreate(src, table, ddl);
+            recreate(dst, table, ddl);
+            execute(
+                    src,
+                    "INSERT INTO cleaned SELECT seq, seq FROM seq_1_to_8000 WHERE seq IN (" + join(staying) + ","
+                            + join(moving) + ")");
+            long held = staying.stream().filter(id -> id > 4000).findFirst().orElseThrow();
+            client.setAutoCommit(false);
+            execute(client, "UPDATE cleaned SET amount = amount + 1 WHERE id = " + held);
+            try (SourceMove move = new SourceMove(
+                    endpoint(source), endpoint(target), "shop", Map.of(table, MovingRows.of(RUNNING, NEXT, 20, 30)))) {
+                assertThat(move.deleteMoved(table, 1000)).as("rows deleted").isEqualTo(moving.size());
+            }
+            // the client's transaction goes on with the rows before and after the one it holds
+            execute(client, "UPDATE cleaned SET amount = amount + 1 WHERE id = " + staying.get(0));
+            execute(client, "INSERT INTO cleaned VALUES (8001, 1)");
+            client.commit();
+            assertThat(count(src, "SELECT COUNT(*) FROM cleaned")).isEqualTo(staying.size() + 1L);
+            assertThat(count(src, "SELECT COUNT(*) FROM cleaned WHERE id IN (" + join(moving) + ")"))
+                    .isZero();
+            assertThat(count(src, "SELECT SUM(amount - id) FROM cleaned")).isEqualTo(2 + (1 - 8001));
+        }
+    }
+
+    private static ShardEndpoint endpoint(MariaDbServer server) {
+        return new ShardEndpoint(server.host(), server.port(), "root", server.rootPassword());
+    }
+
     private static final class Mover implements AutoCloseable {
         private final List<Connection> connections = new ArrayList<>();
         private final RowLayout layout;

@@ -54,7 +54,13 @@ final class BackendLoss {
             return;
         }
         retry.drop();
-        if (loss.running() || loss.holdsState()) {
+        if (outcome == LossDecision.Outcome.FINISH) {
+            log.info(
+                    "connection {}: {} while the router asked for the warning count after an answered statement;"
+                            + " the session goes on, its warnings are lost",
+                    session.connectionId(),
+                    reason);
+        } else if (loss.running() || loss.holdsState()) {
             log.warn(
                     "connection {}: {} ({})",
                     session.connectionId(),
@@ -101,7 +107,8 @@ final class BackendLoss {
                 lease.writingStatement(),
                 command.retry().kept(),
                 command.retry().withinWindow(),
-                midPacket);
+                midPacket,
+                lease == active && command.checkingWarnings());
     }
 
     /** Closes the lost connection and drops what died with it. */
@@ -123,6 +130,7 @@ final class BackendLoss {
             case ANSWER -> command.answer(sequenceId, error);
             case CLOSE_WITH_ERROR -> lifecycle.closeWith(session.frame(sequenceId, error::write));
             case CLOSE -> lifecycle.close();
+            case FINISH -> command.checkLost();
             case RETRY, CONTINUE -> {}
         }
     }

@@ -19,6 +19,7 @@ import io.shardgate.router.twophase.ReadOnlyStatement;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 /**
  * The one command a client session is executing, from dispatch to the end of its response: the
@@ -43,6 +44,8 @@ final class CommandInFlight implements LeaseOwner {
 
     /** A command is between dispatch and the end of its response (or waits for a connection). */
     private boolean busy;
+    /** Ends the command once the router's warning count after its answered response arrives; null otherwise. */
+    private IntConsumer warningsCounted;
     /** The lease running the command in flight (single target), or null. */
     private BackendLease active;
     /** Effects of the statement in flight, applied when it succeeds. */
@@ -290,6 +293,7 @@ final class CommandInFlight implements LeaseOwner {
     /** The session closes: what the command holds is released, its cache fill abandoned, a routed one aborted. */
     void sessionClosed() {
         retry.drop();
+        warningsCounted = null;
         releaseUnsent();
         session.cache().sessionClosed();
         routedWritable = null;
@@ -363,17 +367,38 @@ final class CommandInFlight implements LeaseOwner {
         if (hold == null && connection != null) {
             // the statement raised nothing, but one without tables leaves the earlier warnings
             // in place: ask the server (the next command waits, as the command is not over)
-            lease.countWarnings(
-                    count -> finish(statusFlags, error, count > 0, insertId, rows, affected, rowCount, epoch));
+            IntConsumer counted = count ->
+                    finish(statusFlags, error, count > 0, count < 0, insertId, rows, affected, rowCount, epoch);
+            warningsCounted = counted;
+            lease.countWarnings(count -> {
+                warningsCounted = null;
+                counted.accept(count);
+            });
             return;
         }
-        finish(statusFlags, error, hold != null && hold, insertId, rows, affected, rowCount, epoch);
+        finish(statusFlags, error, hold != null && hold, false, insertId, rows, affected, rowCount, epoch);
+    }
+
+    /** Whether the command waits only for the router's warning count after its answered response. */
+    boolean checkingWarnings() {
+        return warningsCounted != null;
+    }
+
+    /**
+     * The connection asked for the warning count was lost ({@link LossDecision.Outcome#FINISH}): the
+     * command ends as answered, and what that connection's diagnostics area held is unknown.
+     */
+    void checkLost() {
+        IntConsumer counted = warningsCounted;
+        warningsCounted = null;
+        counted.accept(-1);
     }
 
     private void finish(
             int statusFlags,
             boolean error,
             boolean holdDiagnostics,
+            boolean diagnosticsLost,
             long insertId,
             long rows,
             long affected,
@@ -408,6 +433,9 @@ final class CommandInFlight implements LeaseOwner {
             session.statement().ended(error);
         }
         session.leases().statementEnded(lease);
+        if (diagnosticsLost) {
+            session.leases().diagnosticsUnknown(); // before the next command runs (drain below)
+        }
         lease.afterResponse(statusFlags, insert && !error, holdDiagnostics);
         afterStatement();
         session.cache().commandEnded(error);

@@ -17,6 +17,8 @@ package io.shardgate.router.frontend;
  * @param kept the statement is kept for another run ({@link StatementRetry})
  * @param withinWindow the loss came soon enough after sending ({@link StatementRetry#withinWindow})
  * @param midPacket part of a packet was already relayed to the client: no ERR can follow
+ * @param checking the client's statement was answered whole and the lost lease ran the router's own
+ *     check after it ({@link DiagnosticsHold#COUNT}): the command waited only for that
  */
 record LossDecision(
         boolean busy,
@@ -29,7 +31,8 @@ record LossDecision(
         boolean writing,
         boolean kept,
         boolean withinWindow,
-        boolean midPacket) {
+        boolean midPacket,
+        boolean checking) {
 
     /** What the session does next. */
     enum Outcome {
@@ -42,7 +45,12 @@ record LossDecision(
         /** Close the client without an ERR (one cannot be inserted, or nothing was running). */
         CLOSE,
         /** Nothing: an idle, unpinned session borrows another connection next time. */
-        CONTINUE
+        CONTINUE,
+        /**
+         * End the command as answered (the client has its whole response): only the warnings that
+         * connection held are lost, so the session's diagnostics are unknown.
+         */
+        FINISH
     }
 
     /** The command in flight was affected: it ran on the lost lease, or on several. */
@@ -57,6 +65,10 @@ record LossDecision(
 
     /** The connection closed or failed ({@code RelayTarget#backendLost}). */
     Outcome afterLoss() {
+        if (busy && onActive && checking) {
+            // the client is between statements, as when idle: an ERR now would answer its next one
+            return holdsState ? Outcome.CLOSE : Outcome.FINISH;
+        }
         if (running()
                 && onActive
                 && !holdsState
@@ -82,6 +94,9 @@ record LossDecision(
 
     /** The backend stayed silent past the query timeout and the relay closed it ({@code RelayTarget#queryTimedOut}). */
     Outcome afterTimeout() {
+        if (busy && onActive && checking) {
+            return holdsState ? Outcome.CLOSE : Outcome.FINISH;
+        }
         if (relayed() && !midPacket && !holdsState) {
             return Outcome.ANSWER;
         }
