@@ -1,28 +1,17 @@
 package io.shardgate.router;
 
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.NettyRuntime;
 import io.netty.util.concurrent.Future;
 import io.shardgate.admin.http.ReadinessCheck;
 import io.shardgate.admin.store.ConfigVersion;
 import io.shardgate.admin.store.ZkRuleStore;
-import io.shardgate.move.ShardEndpoint;
-import io.shardgate.protocol.frame.PacketFrameDecoder;
 import io.shardgate.protocol.packet.HandshakeV10;
-import io.shardgate.protocol.type.CapabilityFlags;
-import io.shardgate.protocol.type.Collations;
 import io.shardgate.router.adminsql.AdminEndpoint;
-import io.shardgate.router.backend.BackendConnection;
 import io.shardgate.router.backend.BackendConnector;
-import io.shardgate.router.backend.BackendLogin;
 import io.shardgate.router.columns.SchemaTracker;
-import io.shardgate.router.config.BackendAddress;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.RouterConfig;
@@ -31,7 +20,6 @@ import io.shardgate.router.config.TlsConfig;
 import io.shardgate.router.control.ClusterDocuments;
 import io.shardgate.router.control.ControlPlane;
 import io.shardgate.router.control.LiveConfiguration;
-import io.shardgate.router.frontend.FrontendHandshakeHandler;
 import io.shardgate.router.frontend.FrontendServices;
 import io.shardgate.router.frontend.SessionBuffers;
 import io.shardgate.router.frontend.SessionInfo;
@@ -43,7 +31,6 @@ import io.shardgate.router.login.LoginFailures;
 import io.shardgate.router.login.UserConnections;
 import io.shardgate.router.login.UserDirectory;
 import io.shardgate.router.metrics.RouterMetrics;
-import io.shardgate.router.move.MoveContext;
 import io.shardgate.router.move.MoveHolds;
 import io.shardgate.router.move.MoveLog;
 import io.shardgate.router.move.MoveMetrics;
@@ -53,9 +40,14 @@ import io.shardgate.router.net.Transport;
 import io.shardgate.router.pool.PoolStats;
 import io.shardgate.router.resultcache.RouterResultCache;
 import io.shardgate.router.routing.BackendServers;
-import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.routing.RoutingRules;
+import io.shardgate.router.server.AdminServices;
+import io.shardgate.router.server.BackendProbe;
+import io.shardgate.router.server.MoveContexts;
+import io.shardgate.router.server.MysqlListener;
+import io.shardgate.router.server.RouterId;
+import io.shardgate.router.server.TwoPhaseStartup;
 import io.shardgate.router.tls.FrontendTls;
 import io.shardgate.router.tls.ServerRsaKeys;
 import io.shardgate.router.twophase.Resolver;
@@ -84,8 +76,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Shardgate implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Shardgate.class);
-    /** Announced when the backend cannot be asked for its own version at startup. */
-    static final String FALLBACK_VERSION = "8.0.40";
 
     private final EventLoopGroup acceptor;
     private final EventLoopGroup workers;
@@ -106,13 +96,6 @@ public final class Shardgate implements AutoCloseable {
     private final TransactionLog twoPhaseLog;
     private final MoveWatch moveWatch;
     private final MoveRunner moveRunner;
-
-    /** How often the two-phase resolver looks for prepared branches (see docs/transactions.md). */
-    static final long RESOLVER_PERIOD_MILLIS = 2_000;
-    /** How long a live router has to commit a decided transaction before a resolver helps. */
-    static final long RESOLVER_GRACE_MILLIS = 10_000;
-    /** How long an undecided branch may stay prepared under a live owner before it is rolled back. */
-    static final long RESOLVER_STUCK_MILLIS = 300_000;
 
     private Shardgate(
             EventLoopGroup acceptor,
@@ -277,11 +260,9 @@ public final class Shardgate implements AutoCloseable {
             BackendConnector connector = new BackendConnector(
                     transport.clientChannel(), settings.connectTimeoutMillis(), settings.queryTimeoutMillis());
             HostgroupConfig hostgroup = effective.defaultHostgroup();
-            HandshakeV10 backend = probeBackend(connector, workers, hostgroup);
-            String announced = settings.serverVersion() != null
-                    ? settings.serverVersion()
-                    : (backend != null ? backend.serverVersion() : FALLBACK_VERSION) + "-Shardgate";
-            int mariaDbCapabilities = relayableMariaDbCapabilities(backend);
+            HandshakeV10 backend = BackendProbe.probe(connector, workers, hostgroup);
+            String announced = BackendProbe.announcedVersion(settings.serverVersion(), backend);
+            int mariaDbCapabilities = BackendProbe.relayableMariaDbCapabilities(backend);
             long version = first == null ? 0 : first.number();
             RoutingRules routing = new RoutingRules(rules(effective, version));
             hostgroups = new Hostgroups(effective.hostgroups(), connector);
@@ -303,7 +284,7 @@ public final class Shardgate implements AutoCloseable {
                     settings.nodeId(),
                     new TransactionLog(control.curator(), config.zookeeper().root()),
                     new TwoPhaseMetrics(metrics.registry()));
-            takeEpoch(twoPhase.log(), config.zookeeper().startupTimeoutMillis());
+            TwoPhaseStartup.takeEpoch(twoPhase.log(), config.zookeeper().startupTimeoutMillis());
             MoveHolds moves = new MoveHolds(MoveHolds.HOLD_TIMEOUT_MILLIS);
             FrontendServices services = new FrontendServices(
                     settings,
@@ -326,40 +307,16 @@ public final class Shardgate implements AutoCloseable {
                     schemaTracker,
                     twoPhase,
                     moves);
-            resolver = new Resolver(
-                    twoPhase.log(),
-                    twoPhase.metrics(),
+            resolver = TwoPhaseStartup.startResolver(
+                    twoPhase,
                     hostgroups,
                     connector,
                     workers,
                     control.curator(),
-                    config.zookeeper().root(),
-                    RESOLVER_PERIOD_MILLIS,
-                    RESOLVER_GRACE_MILLIS,
-                    RESOLVER_STUCK_MILLIS);
-            resolver.start();
+                    config.zookeeper().root());
             ConnectionLimitHandler limit = new ConnectionLimitHandler(settings.maxConnections());
             metrics.clientConnections(limit::open);
-            ServerBootstrap bootstrap = new ServerBootstrap()
-                    .group(acceptor, workers)
-                    .channel(transport.serverChannel())
-                    .option(ChannelOption.SO_BACKLOG, 4096)
-                    .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childOption(ChannelOption.SO_KEEPALIVE, true)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline()
-                                    .addLast("limit", limit)
-                                    .addLast("frames", new PacketFrameDecoder(settings.maxAllowedPacket()))
-                                    .addLast("handshake", new FrontendHandshakeHandler(services));
-                        }
-                    });
-            Channel listener = bootstrap
-                    .bind(settings.bind(), settings.port())
-                    .syncUninterruptibly()
-                    .channel();
+            Channel listener = MysqlListener.bind(transport, acceptor, workers, settings, limit, services);
             log.info(
                     "Shardgate listening on {} for MySQL clients ({} transport, announcing version {}, backend {})",
                     listener.localAddress(),
@@ -367,10 +324,10 @@ public final class Shardgate implements AutoCloseable {
                     announced,
                     hostgroup.writer());
             int mysqlPort = ((InetSocketAddress) listener.localAddress()).getPort();
-            String id = routerId(settings.bind(), mysqlPort);
+            String id = RouterId.of(settings.bind(), mysqlPort);
             Hostgroups declared = hostgroups;
             moveRunner = new MoveRunner(
-                    moveContext(config, control, declared, new MoveMetrics(metrics.registry(), moves)),
+                    MoveContexts.of(config, control, declared, new MoveMetrics(metrics.registry(), moves)),
                     hg -> declared.get(hg) != null,
                     control.curator(),
                     config.zookeeper().root(),
@@ -406,7 +363,7 @@ public final class Shardgate implements AutoCloseable {
                             acceptor,
                             workers,
                             transport.serverChannel(),
-                            adminServices(services, config),
+                            AdminServices.of(services, config),
                             control.publisher(),
                             control.publisher(),
                             live,
@@ -493,92 +450,6 @@ public final class Shardgate implements AutoCloseable {
         return reading.config();
     }
 
-    /**
-     * Takes this router's xid epoch before clients are let in, so two_phase transactions work from
-     * the first one; when ZooKeeper does not answer in time, the resolver keeps trying and such
-     * transactions are refused (ERROR 1235) until it does.
-     */
-    private static void takeEpoch(TransactionLog transactions, long timeoutMillis) {
-        try {
-            log.info("two-phase commit: this router's xid epoch is {}", transactions.start(timeoutMillis));
-        } catch (Exception e) {
-            log.warn("no xid epoch from ZooKeeper yet ({}): two_phase transactions wait for it", e.toString());
-        }
-    }
-
-    /** The MySQL port's services, but logins check the admin accounts. */
-    private static FrontendServices adminServices(FrontendServices services, RouterConfig config) {
-        return new FrontendServices(
-                services.settings(),
-                new UserDirectory(config.admin().users()),
-                services.tls(),
-                services.rsaKeys(),
-                services.rsaPublicKeyPem(),
-                services.serverVersion(),
-                0,
-                services.hostgroups(),
-                services.routing(),
-                services.connectionIds(),
-                new RouterMetrics(), // admin logins and errors stay out of the data plane's meters
-                new SessionRegistry(), // nor are they client sessions
-                services.keys(),
-                services.cache(),
-                services.loginFailures(), // one address guessing passwords on either port is one attacker
-                new UserConnections(),
-                services.schemaTracker(),
-                services.twoPhase(),
-                services.moves());
-    }
-
-    /** Moves: cutover timings (docs/moves.md), the shards' writers and accounts from the running hostgroups. */
-    private static MoveContext moveContext(
-            RouterConfig config, ControlPlane control, Hostgroups hostgroups, MoveMetrics metrics) {
-        return new MoveContext(
-                new MoveLog(control.curator(), config.zookeeper().root()),
-                control.store(), // the stored documents as they are (the admin view hides backend passwords)
-                documents -> {
-                    ClusterDocuments.Reading reading = ClusterDocuments.read(config, documents);
-                    if (reading.config() == null) {
-                        throw new IllegalStateException("the configuration does not read: " + reading.problems());
-                    }
-                    try {
-                        return reading.config().rules(0);
-                    } catch (InvalidRulesException e) {
-                        throw new IllegalStateException("the rules are invalid: " + e.problems(), e);
-                    }
-                },
-                hg -> {
-                    Hostgroup hostgroup = hostgroups.get(hg);
-                    if (hostgroup == null) {
-                        throw new IllegalArgumentException("hostgroup " + hg + " is not declared");
-                    }
-                    BackendAddress writer =
-                            BackendAddress.parse(hostgroup.config().writer());
-                    return new ShardEndpoint(
-                            writer.host(), writer.port(), hostgroup.config().user(), hostgroup.backendPassword());
-                },
-                1000,
-                // a cutover's hold stays well under a held statement's timeout (MoveHolds, 10 s)
-                Duration.ofSeconds(2),
-                Duration.ofSeconds(2),
-                Duration.ofSeconds(3),
-                5,
-                metrics);
-    }
-
-    /** Unique among live routers: the host name (or bind address) and the MySQL port. */
-    private static String routerId(String bind, int port) {
-        String host = bind;
-        if (host.equals("0.0.0.0") || host.equals("::")) {
-            try {
-                host = java.net.InetAddress.getLocalHost().getHostName();
-            } catch (java.net.UnknownHostException e) {
-                host = "router";
-            }
-        }
-        return host.replaceAll("[^A-Za-z0-9._-]", "_") + ":" + port;
-    }
-
     private static RuleSnapshot rules(RouterConfig config, long version) {
         try {
             return config.rules(version);
@@ -591,50 +462,6 @@ public final class Shardgate implements AutoCloseable {
         return tls.enabled() ? FrontendTls.load(tls.toSettings(), dataDir).sslContext() : null;
     }
 
-    /**
-     * MariaDB extended capabilities to offer clients: only those whose packets the relay passes
-     * through unchanged. Extended type info (JSON, UUID... in column definitions) is; progress
-     * reports (ERR-shaped packets mid-result), metadata caching and bulk execution are not.
-     */
-    private static int relayableMariaDbCapabilities(HandshakeV10 backend) {
-        if (backend == null || (backend.capabilities().flags() & CapabilityFlags.CLIENT_LONG_PASSWORD) != 0) {
-            return 0; // MySQL, or unknown: plain MySQL protocol
-        }
-        return backend.capabilities().mariaDbFlags() & CapabilityFlags.MARIADB_CLIENT_EXTENDED_TYPE_INFO;
-    }
-
-    /**
-     * Greets the default hostgroup's writer, so clients that adapt to the server (MariaDB vs
-     * MySQL, 8.0 features) see the version and extensions they will actually talk to; null when
-     * it cannot be reached at startup.
-     */
-    private static HandshakeV10 probeBackend(
-            BackendConnector connector, EventLoopGroup loops, HostgroupConfig hostgroup) {
-        BackendLogin login = new BackendLogin(
-                hostgroup.user(),
-                hostgroup.withResolvedPassword().password(),
-                null,
-                Collations.UTF8MB4_GENERAL_CI,
-                BackendConnector.BASE_CAPABILITIES,
-                0,
-                hostgroup.tlsSettings());
-        Future<BackendConnection> probe = connector.connect(loops.next(), hostgroup.writerAddress(), login);
-        probe.awaitUninterruptibly();
-        if (probe.isSuccess()) {
-            BackendConnection connection = probe.getNow();
-            connection.close();
-            return connection.handshake();
-        }
-        log.warn(
-                "could not reach hostgroup {} writer {} at startup ({}); announcing version {}",
-                hostgroup.id(),
-                hostgroup.writer(),
-                probe.cause().getMessage(),
-                FALLBACK_VERSION);
-        return null;
-    }
-
-    /** The port MySQL clients connect to (useful when the config asked for port 0). */
     /** Whether this router is the cluster's mover now (it runs the moves: docs/moves.md). */
     public boolean runsMoves() {
         return moveRunner.leading();
@@ -645,6 +472,7 @@ public final class Shardgate implements AutoCloseable {
         return moveWatch.holds();
     }
 
+    /** The port MySQL clients connect to (useful when the config asked for port 0). */
     public int mysqlPort() {
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
