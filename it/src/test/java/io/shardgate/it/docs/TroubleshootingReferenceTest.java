@@ -136,7 +136,8 @@ class TroubleshootingReferenceTest {
     void documentsEveryErrorCodeTheSqlAdminPortSends() throws IOException {
         Pattern thrown = Pattern.compile("new AdminSqlException\\(\\s*(\\d+)|\\berror\\(ctx, (\\d+),");
         Set<Integer> inSources = new TreeSet<>(Set.of(1045));
-        try (Stream<Path> files = Files.walk(Repository.file("router-core/src/main/java/io/shardgate/router/adminsql"))) {
+        try (Stream<Path> files =
+                Files.walk(Repository.file("router-core/src/main/java/io/shardgate/router/adminsql"))) {
             for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
                 Matcher m = thrown.matcher(read(file));
                 while (m.find()) {
