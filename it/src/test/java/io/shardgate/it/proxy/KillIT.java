@@ -213,6 +213,65 @@ class KillIT {
         }
     }
 
+    /**
+     * Issue 23 ({@code main.func_hybrid_type}): the router's id has the type MariaDB gives
+     * CONNECTION_ID(), {@code int(10) unsigned NOT NULL}, in result metadata (text and binary
+     * protocol) and in the columns of CREATE TABLE ... AS SELECT, also through IFNULL / CASE.
+     */
+    @ParameterizedTest(name = "{0}, multiplexing {1}")
+    @MethodSource("driversAndMultiplexing")
+    void connectionIdHasTheServersType(Driver driver, boolean multiplexing) throws Exception {
+        String select = "SELECT CONNECTION_ID() AS c0, IFNULL(CONNECTION_ID(), CONNECTION_ID()) AS c1,"
+                + " CASE WHEN 0 THEN CONNECTION_ID() ELSE CONNECTION_ID() END AS c2";
+        String table = "cid_" + driver.name().toLowerCase(java.util.Locale.ROOT) + "_" + multiplexing;
+        List<String> direct;
+        try (Connection c = driver.connect(shards.get(0).port(), SCHEMA, BACKEND_USER, BACKEND_PASSWORD)) {
+            direct = typesOf(c, select, table);
+        }
+        try (Connection c = connect(multiplexing, driver, "app");
+                Connection prepared = connect(multiplexing, driver, "app", Map.of("useServerPrepStmts", "true"))) {
+            assertThat(direct)
+                    .as("directly")
+                    .contains("c0 " + java.sql.Types.INTEGER + " 10 unsigned not null")
+                    .contains("`c0` int(10) unsigned NOT NULL");
+            assertThat(typesOf(c, select, table)).as("through the router").isEqualTo(direct);
+            assertThat(typesOf(prepared, select, table + "_p")).as("prepared").isEqualTo(direct);
+            assertThat(single(c.createStatement(), "SELECT CONNECTION_ID() - 0"))
+                    .isEqualTo(threadId(c));
+        }
+    }
+
+    /**
+     * The result metadata of {@code select} (a prepared statement on a connection that prepares on
+     * the server) and the column definitions of a table created from it (then dropped).
+     */
+    private static List<String> typesOf(Connection c, String select, String table) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (var ps = c.prepareStatement(select);
+                ResultSet rs = ps.executeQuery()) {
+            var meta = rs.getMetaData();
+            for (int i = 1; i <= meta.getColumnCount(); i++) {
+                out.add(meta.getColumnLabel(i) + " " + meta.getColumnType(i) + " " + meta.getPrecision(i)
+                        + (meta.isSigned(i) ? " signed" : " unsigned")
+                        + (meta.isNullable(i) == java.sql.ResultSetMetaData.columnNoNulls ? " not null" : " null"));
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " AS " + select);
+            try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + table)) {
+                assertThat(rs.next()).isTrue();
+                String ddl = rs.getString(2);
+                ddl.lines()
+                        .filter(line -> line.trim().startsWith("`"))
+                        .map(line -> line.trim().replaceAll(",$", ""))
+                        .forEach(out::add);
+            } finally {
+                s.execute("DROP TABLE " + table);
+            }
+        }
+        return out;
+    }
+
     @ParameterizedTest(name = "{0}, multiplexing {1}")
     @MethodSource("driversAndMultiplexing")
     void killQueryInterruptsASingleShardAndAScatterStatementOnly(Driver driver, boolean multiplexing) throws Exception {

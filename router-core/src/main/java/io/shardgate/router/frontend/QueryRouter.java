@@ -71,9 +71,13 @@ final class QueryRouter {
         // the router's session id, as the handshake, KILL and PROCESSLIST know it
         String withId = ConnectionIdCall.substitute(digest, sql, session.connectionId());
         if (!withId.equals(sql)) {
+            if (routedToSessions(packet, Digest.of(withId), withId)) {
+                return;
+            }
+            // for a backend, typed as the server types CONNECTION_ID()
+            withId = ConnectionIdCall.forBackend(digest, sql, session.connectionId());
             digest = Digest.of(withId);
-        }
-        if (routedToSessions(packet, digest, withId)) {
+        } else if (routedToSessions(packet, digest, withId)) {
             return;
         }
         Decision local = StatementRouter.answeredLocally(digest, sql, view);
