@@ -9,6 +9,7 @@ import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.net.TextResultSet;
+import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.routing.Decision;
 import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.routing.StatementFacts;
@@ -17,10 +18,13 @@ import io.shardgate.router.session.ConnectionIdCall;
 import io.shardgate.router.session.DiagnosticsStatement;
 import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.ProcesslistQuery;
+import io.shardgate.router.session.RowCountDiagnostics;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.Mark;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.rule.QueryRuleMatch;
@@ -65,7 +69,7 @@ final class QueryRouter {
     void route(Packet packet, String sql) {
         Digest digest = Digest.of(sql);
         if (DiagnosticsStatement.is(digest, sql)) {
-            diagnostics(packet, digest);
+            diagnostics(packet, digest, sql);
             return;
         }
         // the router's session id, as the handshake, KILL and PROCESSLIST know it
@@ -258,10 +262,19 @@ final class QueryRouter {
      * the previous statement's diagnostics; when it left none, on a connection whose diagnostics
      * area {@link DiagnosticsHold#CLEAR} emptied first (the session's older warnings may be in it).
      */
-    private void diagnostics(Packet packet, Digest digest) {
+    private void diagnostics(Packet packet, Digest digest, String sql) {
         SessionLeases leases = session.leases();
         StatementEffects effects = StatementScanner.scan(digest); // GET DIAGNOSTICS sets user variables
         BackendLease holder = leases.diagnosticsHolder();
+        if (digest.startsWith("GET")) {
+            session.previous().unchanged(); // GET DIAGNOSTICS leaves ROW_COUNT() as it was
+            RowCountDiagnostics rowCount = digest.has(Mark.ROW_COUNT) ? RowCountDiagnostics.parse(sql) : null;
+            BackendLease lease = holder != null ? holder : session.home();
+            if (rowCount != null && !(holder != null && session.previous().serverKnows(holder, true, holder.epoch()))) {
+                rowCountDiagnostics(packet, rowCount, lease, holder == null, effects);
+                return;
+            }
+        }
         if (holder != null) {
             session.diagnosticsStatement();
             session.run(holder, packet, Response.RESULT_SET, effects, false);
@@ -295,6 +308,73 @@ final class QueryRouter {
                             }
                         }),
                 false);
+    }
+
+    /**
+     * GET DIAGNOSTICS reading ROW_COUNT where the server's value is not the session's (see {@link
+     * RowCountDiagnostics}): the router's value assigned, the other items read on {@code lease}
+     * (after {@link DiagnosticsHold#CLEAR} when it held none of the session's diagnostics); refused
+     * when the router does not know the value, or the other items' diagnostics area is lost.
+     */
+    private void rowCountDiagnostics(
+            Packet packet, RowCountDiagnostics statement, BackendLease lease, boolean clear, StatementEffects effects) {
+        long rowCount = session.previous().rowCount();
+        String rest = statement.rest(); // the items read in the diagnostics area, if any
+        if (rowCount == PreviousStatement.UNKNOWN
+                || (rest != null && clear && session.leases().diagnosticsLost())) {
+            packet.release();
+            session.reply(
+                    1,
+                    Errors.notSupported("GET DIAGNOSTICS ... ROW_COUNT after a statement that ran on several shards"
+                            + " or sent several results, on another pooled connection (its value is not this"
+                            + " session's there; a transaction or multiplexing: false keep the session on one"
+                            + " connection)"));
+            return;
+        }
+        List<String> before = new ArrayList<>();
+        String sent = statement.assignment(rowCount);
+        if (rest != null) {
+            if (clear) {
+                before.add(DiagnosticsHold.CLEAR); // the connection may hold another session's warnings
+            }
+            before.add(sent);
+            sent = rest;
+        }
+        ByteBuf payload = session.client().alloc().buffer(1 + sent.length());
+        EscapedText.write(payload.writeByte(Command.COM_QUERY.code()), sent, session.textCharset());
+        Packet rewritten = new Packet(packet.sequenceId(), payload);
+        packet.release();
+        if (!effects.pins().isEmpty()) {
+            lease.pin(effects.pins());
+        }
+        session.diagnosticsStatement();
+        session.withConnection(
+                lease, rewritten, connection -> runThenSend(lease, connection, before, 0, rewritten, effects), false);
+    }
+
+    /** Runs the router's {@code statements} from {@code next} on, then sends the client's {@code packet}. */
+    private void runThenSend(
+            BackendLease lease,
+            PooledConnection connection,
+            List<String> statements,
+            int next,
+            Packet packet,
+            StatementEffects effects) {
+        if (next == statements.size()) {
+            session.send(connection, packet, Response.RESULT_SET, effects, false);
+            return;
+        }
+        String sql = statements.get(next);
+        lease.runInternal(
+                out -> EscapedText.write(out.writeByte(Command.COM_QUERY.code()), sql, session.textCharset()),
+                Response.RESULT_SET,
+                (response, failed) -> {
+                    if (failed) {
+                        session.fail(ErrPacket.read(response.skipBytes(4)));
+                    } else {
+                        runThenSend(lease, connection, statements, next + 1, packet, effects);
+                    }
+                });
     }
 
     /** Runs the statement on several hostgroups and merges the results. */
