@@ -557,6 +557,49 @@ class KillIT {
         }
     }
 
+    /**
+     * Issue 23 ({@code main.user_var}): a server thread's columns (MEMORY_USED...) of the session's
+     * own row are read on the backend connection the session holds, where the server answers for
+     * the thread serving this session alone; refused (1235) while the session holds none, and for
+     * any other form.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Driver.class)
+    void aServerThreadsColumnsOfTheSessionsOwnRow(Driver driver) throws Exception {
+        String own = "SELECT MEMORY_USED, COMMAND, INFO FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()";
+        try (Connection pooled = connect(true, driver, "app");
+                Connection dedicated = connect(false, driver, "app");
+                Statement p = pooled.createStatement();
+                Statement d = dedicated.createStatement()) {
+            assertThat(errorOf(p, own).getErrorCode())
+                    .as("multiplexed, holding no connection")
+                    .isEqualTo(1235);
+            p.execute("SET @pin = 1"); // a user variable: the session keeps its connection now
+            for (Statement s : List.of(p, d)) {
+                long before;
+                try (ResultSet rs = s.executeQuery(own)) {
+                    assertThat(rs.next()).isTrue();
+                    before = rs.getLong(1);
+                    assertThat(before).isPositive();
+                    assertThat(rs.getString(2)).isEqualTo("Query");
+                    assertThat(rs.getString(3)).isEqualTo(own);
+                    assertThat(rs.next()).isFalse();
+                }
+                // main.user_var's own check: a large user variable grows the thread's memory
+                s.execute("SET @big = REPEAT('a', 30000)");
+                assertThat(single(
+                                s, "SELECT MEMORY_USED FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()"))
+                        .isGreaterThan(before);
+                for (String other : List.of(
+                        "SELECT ID, MEMORY_USED FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()",
+                        "SELECT MEMORY_USED FROM information_schema.PROCESSLIST",
+                        "SELECT MEMORY_USED FROM information_schema.PROCESSLIST WHERE ID = " + threadId(pooled))) {
+                    assertThat(errorOf(s, other).getErrorCode()).as(other).isEqualTo(1235);
+                }
+            }
+        }
+    }
+
     /** As {@link #assertInterrupted}; a driver may also report its own cancel() as an exception of its own. */
     private void assertInterruptedOrCancelled(Future<List<Long>> running) throws InterruptedException {
         try {

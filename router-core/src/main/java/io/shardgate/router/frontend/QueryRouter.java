@@ -75,13 +75,13 @@ final class QueryRouter {
         // the router's session id, as the handshake, KILL and PROCESSLIST know it
         String withId = ConnectionIdCall.substitute(digest, sql, session.connectionId());
         if (!withId.equals(sql)) {
-            if (routedToSessions(packet, Digest.of(withId), withId)) {
+            if (routedToSessions(packet, Digest.of(withId), withId, sql)) {
                 return;
             }
             // for a backend, typed as the server types CONNECTION_ID()
             withId = ConnectionIdCall.forBackend(digest, sql, session.connectionId());
             digest = Digest.of(withId);
-        } else if (routedToSessions(packet, digest, withId)) {
+        } else if (routedToSessions(packet, digest, withId, sql)) {
             return;
         }
         Decision local = StatementRouter.answeredLocally(digest, sql, view);
@@ -147,7 +147,7 @@ final class QueryRouter {
      * {@code packet} released); false for any other statement. A KILL sent on would end whatever
      * backend thread has that number, a pooled connection of another session perhaps.
      */
-    private boolean routedToSessions(Packet packet, Digest digest, String sql) {
+    private boolean routedToSessions(Packet packet, Digest digest, String sql, String original) {
         KillStatement kill = KillStatement.parse(digest, sql);
         if (kill != null) {
             packet.release();
@@ -155,12 +155,34 @@ final class QueryRouter {
             return true;
         }
         ProcesslistQuery processes = ProcesslistQuery.parse(digest, sql);
+        if (processes != null && processes.refusal() == null && processes.readsBackendColumns()) {
+            ownBackendRow(packet, digest, original);
+            return true;
+        }
         if (processes != null) {
             packet.release();
             ProcesslistCommand.run(session, processes);
             return true;
         }
         return false;
+    }
+
+    /**
+     * A SELECT of a server thread's own columns (MEMORY_USED...) from information_schema.PROCESSLIST:
+     * the client's text as it is, on the backend connection the session holds, or refused (see
+     * {@link ProcesslistQuery#backendColumnsRefusal}).
+     */
+    private void ownBackendRow(Packet packet, Digest digest, String sql) {
+        BackendLease home = session.home();
+        String refusal = ProcesslistQuery.backendColumnsRefusal(sql, home.holdsSessionState());
+        if (refusal != null) {
+            packet.release();
+            session.reply(1, Errors.notSupported(refusal));
+            return;
+        }
+        session.statement().started(session.desired().schema(), digest, false);
+        session.statement().routedTo(home.hostgroup().id());
+        session.run(home, packet, Response.RESULT_SET, StatementEffects.NONE, false, true);
     }
 
     /** Does what {@code decision} says with the client's {@code packet} (released or sent on). */
