@@ -53,7 +53,7 @@ class Issue23UnselectedSchemaIT {
                     script(driver, cluster.backend().port(), ProxyCluster.BACKEND_USER, ProxyCluster.BACKEND_PASSWORD);
             List<String> viaRouter =
                     script(driver, router.mysqlPort(), ProxyCluster.APP_USER, ProxyCluster.APP_PASSWORD);
-            assertThat(direct).containsExactly("A: " + ProxyCluster.SCHEMA, "B: null", "B @z: 1|null");
+            assertThat(direct).containsExactly("A: used", "B: null", "B @z: 1|null");
             assertThat(viaRouter)
                     .as("through Shardgate (%s) vs directly", driver)
                     .isEqualTo(direct);
@@ -65,8 +65,9 @@ class Issue23UnselectedSchemaIT {
         Map<String, String> options = Map.of("connectTimeout", "30000", "socketTimeout", "60000");
         try (Connection a = driver.connect(port, null, user, password, options);
                 Statement s = a.createStatement()) {
+            // its last statement: the connection it ran on goes back to the pool with the schema selected
             s.execute("USE " + ProxyCluster.SCHEMA);
-            seen.add("A: " + row(s, "SELECT DATABASE()"));
+            seen.add("A: used");
         }
         try (Connection b = driver.connect(port, null, user, password, options);
                 Statement s = b.createStatement()) {
