@@ -119,6 +119,15 @@ class MtrResultsTest {
     }
 
     @Test
+    void aSelectionNamesTestsOfTheList() {
+        List<String[]> lines = MtrTestList.parse("alias ci\nselect\nsp-vars ci\n");
+        assertThat(MtrTestList.selected(lines, "ci")).containsExactly("main.alias", "main.sp-vars");
+        assertThat(MtrTestList.selected(lines, "all")).containsExactly("main.alias", "main.select", "main.sp-vars");
+        assertThat(MtrTestList.selected(lines, "sp-vars, select")).containsExactly("main.sp-vars", "main.select");
+        assertThatThrownBy(() -> MtrTestList.selected(lines, "alias,union")).hasMessageContaining("'union' is not in");
+    }
+
+    @Test
     void theCheckedInListsParse() {
         assertThat(MtrTestList.subset(true)).isNotEmpty().allMatch(test -> test.startsWith("main."));
         assertThat(MtrTestList.subset(false)).isNotEmpty();

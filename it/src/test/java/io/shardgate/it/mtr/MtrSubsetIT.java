@@ -52,8 +52,9 @@ class MtrSubsetIT {
     @Timeout(value = 3, unit = TimeUnit.HOURS) // each mtr run has its own bound (below): the whole list runs long
     void subsetPassesThroughTheRouterAsDirectly() throws Exception {
         Path runner = ExternalTool.MARIADB_TEST.require();
-        boolean all = "all".equals(System.getProperty("mtr.tests", "ci"));
-        List<String> tests = MtrTestList.subset(all);
+        String selection = System.getProperty("mtr.tests", "ci");
+        boolean all = selection.equals("all");
+        List<String> tests = MtrTestList.selected(selection);
         Map<String, MtrTestList.KnownDifference> differences = MtrTestList.differences();
         assertThat(differences.keySet())
                 .as("known differences are tests of the list")
@@ -69,7 +70,7 @@ class MtrSubsetIT {
             setUp(server);
             MtrResults direct = run(runner, server.port(), files.resolve("direct"), tests, server);
             List<String> report = new ArrayList<>();
-            report.add("mtr main subset (" + tests.size() + " tests, " + (all ? "whole list" : "ci") + ") against "
+            report.add("mtr main subset (" + tests.size() + " tests, " + (all ? "whole list" : selection) + ") against "
                     + server.binaries().mariadbd());
             report.add("  directly:                     " + direct.summary());
             List<MtrComparison> comparisons = new ArrayList<>();

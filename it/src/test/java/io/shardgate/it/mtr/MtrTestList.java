@@ -29,6 +29,30 @@ public final class MtrTestList {
         return subset(read(SUBSET), all);
     }
 
+    /**
+     * The tests {@code -Dmtr.tests} names: {@code ci} (the default), {@code all}, or test names of
+     * the list separated by commas ({@code get_diagnostics,sp-vars}) to look at a few closely.
+     */
+    public static List<String> selected(String property) {
+        return selected(read(SUBSET), property);
+    }
+
+    static List<String> selected(List<String[]> lines, String property) {
+        if (property.equals("ci") || property.equals("all")) {
+            return subset(lines, property.equals("all"));
+        }
+        List<String> all = subset(lines, true);
+        List<String> tests = new ArrayList<>();
+        for (String name : property.split(",")) {
+            String test = "main." + name.trim();
+            if (!all.contains(test)) {
+                throw new IllegalArgumentException("mtr.tests: '" + name + "' is not in " + SUBSET);
+            }
+            tests.add(test);
+        }
+        return tests;
+    }
+
     static List<String> subset(List<String[]> lines, boolean all) {
         List<String> tests = new ArrayList<>();
         for (String[] fields : lines) {

@@ -45,6 +45,8 @@ class Issue23WarningsIT {
                 Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS iw_items");
             s.execute("CREATE TABLE iw_items (id INT PRIMARY KEY, v TINYINT)");
+            s.execute("DROP PROCEDURE IF EXISTS iw_echo");
+            s.execute("CREATE PROCEDURE iw_echo(y CHAR(3)) SELECT y");
         }
         Path dataDir = Files.createTempDirectory("shardgate-issue23-warnings-");
         for (boolean multiplexing : new boolean[] {true, false}) {
@@ -104,6 +106,57 @@ class Issue23WarningsIT {
         assertThat(viaRouter)
                 .as("through Shardgate (%s, multiplexing=%s) vs directly", driver, multiplexing)
                 .isEqualTo(direct);
+    }
+
+    /**
+     * The router's own look at the diagnostics area (after a statement that follows warnings)
+     * changes neither what GET DIAGNOSTICS reads as ROW_COUNT ({@code main.get_diagnostics}) nor
+     * the row number the next statement's warnings report ({@code main.sp-vars}: {@code at row 0}).
+     */
+    @ParameterizedTest(name = "{0} multiplexing={1}")
+    @MethodSource("clients")
+    void statementInformationAndRowNumbersAreTheServersOwn(Driver driver, boolean multiplexing) throws Exception {
+        List<String> direct;
+        try (Connection a = direct(driver)) {
+            direct = statementInformation(a);
+        }
+        List<String> viaRouter;
+        try (Connection a = proxied(driver, ROUTERS.get(multiplexing))) {
+            viaRouter = statementInformation(a);
+        }
+        assertThat(direct)
+                .as("the script reads what MariaDB answers")
+                .contains("A SELECT @iw_rc, @iw_rc2, @iw_n: 2|2|0", "A SELECT @iw_rc, @iw_n: -1|1")
+                .anyMatch(line -> line.startsWith("ERR 1406") && line.endsWith("at row 0"));
+        assertThat(viaRouter)
+                .as("through Shardgate (%s, multiplexing=%s) vs directly", driver, multiplexing)
+                .isEqualTo(direct);
+    }
+
+    private static List<String> statementInformation(Connection a) throws SQLException {
+        List<String> seen = new ArrayList<>();
+        run(a, "DELETE FROM iw_items WHERE id >= 20", seen);
+        run(a, "SELECT 1/0", seen); // a warning: the router looks at the area after the next statement
+        run(a, "INSERT INTO iw_items VALUES (20, 1), (21, 1)", seen);
+        read(a, "GET DIAGNOSTICS @iw_rc = ROW_COUNT", seen);
+        read(a, "GET DIAGNOSTICS @iw_rc2 = ROW_COUNT, @iw_n = NUMBER", seen); // GET DIAGNOSTICS keeps it
+        read(a, "SELECT @iw_rc, @iw_rc2, @iw_n", seen);
+
+        run(a, "SELECT 1/0", seen);
+        run(a, "SELECT 1", seen); // no table, nothing raised: the warning stays
+        read(a, "GET DIAGNOSTICS @iw_rc = ROW_COUNT, @iw_n = NUMBER", seen);
+        read(a, "SELECT @iw_rc, @iw_n", seen);
+
+        run(a, "DROP PROCEDURE IF EXISTS iw_missing", seen); // a note
+        run(a, "CALL iw_echo('abc')", seen); // one row, nothing raised: the note stays
+        try (Statement s = a.createStatement()) {
+            s.execute("CALL iw_echo('abcdef')");
+            seen.add("no error");
+        } catch (SQLException e) {
+            // (MariaDB Connector/J writes the connection id in: the router's and the server's differ)
+            seen.add("ERR " + e.getErrorCode() + " " + e.getMessage().replaceAll("\\(conn=\\d+\\) ", ""));
+        }
+        return seen;
     }
 
     @ParameterizedTest(name = "{0} multiplexing={1}")

@@ -213,6 +213,65 @@ class KillIT {
         }
     }
 
+    /**
+     * Issue 23 ({@code main.func_hybrid_type}): the router's id has the type MariaDB gives
+     * CONNECTION_ID(), {@code int(10) unsigned NOT NULL}, in result metadata (text and binary
+     * protocol) and in the columns of CREATE TABLE ... AS SELECT, also through IFNULL / CASE.
+     */
+    @ParameterizedTest(name = "{0}, multiplexing {1}")
+    @MethodSource("driversAndMultiplexing")
+    void connectionIdHasTheServersType(Driver driver, boolean multiplexing) throws Exception {
+        String select = "SELECT CONNECTION_ID() AS c0, IFNULL(CONNECTION_ID(), CONNECTION_ID()) AS c1,"
+                + " CASE WHEN 0 THEN CONNECTION_ID() ELSE CONNECTION_ID() END AS c2";
+        String table = "cid_" + driver.name().toLowerCase(java.util.Locale.ROOT) + "_" + multiplexing;
+        List<String> direct;
+        try (Connection c = driver.connect(shards.get(0).port(), SCHEMA, BACKEND_USER, BACKEND_PASSWORD)) {
+            direct = typesOf(c, select, table);
+        }
+        try (Connection c = connect(multiplexing, driver, "app");
+                Connection prepared = connect(multiplexing, driver, "app", Map.of("useServerPrepStmts", "true"))) {
+            assertThat(direct)
+                    .as("directly")
+                    .contains("c0 " + java.sql.Types.INTEGER + " 10 unsigned not null")
+                    .contains("`c0` int(10) unsigned NOT NULL");
+            assertThat(typesOf(c, select, table)).as("through the router").isEqualTo(direct);
+            assertThat(typesOf(prepared, select, table + "_p")).as("prepared").isEqualTo(direct);
+            assertThat(single(c.createStatement(), "SELECT CONNECTION_ID() - 0"))
+                    .isEqualTo(threadId(c));
+        }
+    }
+
+    /**
+     * The result metadata of {@code select} (a prepared statement on a connection that prepares on
+     * the server) and the column definitions of a table created from it (then dropped).
+     */
+    private static List<String> typesOf(Connection c, String select, String table) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (var ps = c.prepareStatement(select);
+                ResultSet rs = ps.executeQuery()) {
+            var meta = rs.getMetaData();
+            for (int i = 1; i <= meta.getColumnCount(); i++) {
+                out.add(meta.getColumnLabel(i) + " " + meta.getColumnType(i) + " " + meta.getPrecision(i)
+                        + (meta.isSigned(i) ? " signed" : " unsigned")
+                        + (meta.isNullable(i) == java.sql.ResultSetMetaData.columnNoNulls ? " not null" : " null"));
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " AS " + select);
+            try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + table)) {
+                assertThat(rs.next()).isTrue();
+                String ddl = rs.getString(2);
+                ddl.lines()
+                        .filter(line -> line.trim().startsWith("`"))
+                        .map(line -> line.trim().replaceAll(",$", ""))
+                        .forEach(out::add);
+            } finally {
+                s.execute("DROP TABLE " + table);
+            }
+        }
+        return out;
+    }
+
     @ParameterizedTest(name = "{0}, multiplexing {1}")
     @MethodSource("driversAndMultiplexing")
     void killQueryInterruptsASingleShardAndAScatterStatementOnly(Driver driver, boolean multiplexing) throws Exception {
@@ -495,6 +554,49 @@ class KillIT {
             assertThat(errorOf(s, "SELECT COUNT(*) FROM information_schema.PROCESSLIST")
                             .getErrorCode())
                     .isEqualTo(1235);
+        }
+    }
+
+    /**
+     * Issue 23 ({@code main.user_var}): a server thread's columns (MEMORY_USED...) of the session's
+     * own row are read on the backend connection the session holds, where the server answers for
+     * the thread serving this session alone; refused (1235) while the session holds none, and for
+     * any other form.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Driver.class)
+    void aServerThreadsColumnsOfTheSessionsOwnRow(Driver driver) throws Exception {
+        String own = "SELECT MEMORY_USED, COMMAND, INFO FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()";
+        try (Connection pooled = connect(true, driver, "app");
+                Connection dedicated = connect(false, driver, "app");
+                Statement p = pooled.createStatement();
+                Statement d = dedicated.createStatement()) {
+            assertThat(errorOf(p, own).getErrorCode())
+                    .as("multiplexed, holding no connection")
+                    .isEqualTo(1235);
+            p.execute("SET @pin = 1"); // a user variable: the session keeps its connection now
+            for (Statement s : List.of(p, d)) {
+                long before;
+                try (ResultSet rs = s.executeQuery(own)) {
+                    assertThat(rs.next()).isTrue();
+                    before = rs.getLong(1);
+                    assertThat(before).isPositive();
+                    assertThat(rs.getString(2)).isEqualTo("Query");
+                    assertThat(rs.getString(3)).isEqualTo(own);
+                    assertThat(rs.next()).isFalse();
+                }
+                // main.user_var's own check: a large user variable grows the thread's memory
+                s.execute("SET @big = REPEAT('a', 30000)");
+                assertThat(single(
+                                s, "SELECT MEMORY_USED FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()"))
+                        .isGreaterThan(before);
+                for (String other : List.of(
+                        "SELECT ID, MEMORY_USED FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()",
+                        "SELECT MEMORY_USED FROM information_schema.PROCESSLIST",
+                        "SELECT MEMORY_USED FROM information_schema.PROCESSLIST WHERE ID = " + threadId(pooled))) {
+                    assertThat(errorOf(s, other).getErrorCode()).as(other).isEqualTo(1235);
+                }
+            }
         }
     }
 

@@ -79,7 +79,7 @@ public final class PreparedStatementCommands {
             session.reply(1, Errors.notSupported("KILL or PROCESSLIST as a prepared statement (send it as text)"));
             return;
         }
-        String sql = ConnectionIdCall.substitute(digest, text, session.connectionId());
+        String sql = ConnectionIdCall.forBackend(digest, text, session.connectionId());
         if (!sql.equals(text)) { // the router's session id written in, as for a text statement: digested anew
             digest = Digest.of(sql);
             ByteBuf rewritten = session.client().alloc().buffer(1 + sql.length());

@@ -13,6 +13,7 @@ import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.lease.DiagnosticsHold;
 import io.shardgate.router.net.TextResultSet;
+import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.routing.Decision;
 import io.shardgate.router.routing.Errors;
 import io.shardgate.router.routing.SessionView;
@@ -22,10 +23,13 @@ import io.shardgate.router.session.ConnectionIdCall;
 import io.shardgate.router.session.DiagnosticsStatement;
 import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
+import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.ProcesslistQuery;
+import io.shardgate.router.session.RowCountDiagnostics;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.digest.Digest;
+import io.shardgate.sharding.digest.Mark;
 import io.shardgate.sharding.plan.Plan;
 import io.shardgate.sharding.plan.Targets;
 import io.shardgate.sharding.rule.QueryRuleMatch;
@@ -70,15 +74,19 @@ public final class QueryRouter {
     public void route(Packet packet, String sql) {
         Digest digest = Digest.of(sql);
         if (DiagnosticsStatement.is(digest, sql)) {
-            diagnostics(packet, digest);
+            diagnostics(packet, digest, sql);
             return;
         }
         // the router's session id, as the handshake, KILL and PROCESSLIST know it
         String withId = ConnectionIdCall.substitute(digest, sql, session.connectionId());
         if (!withId.equals(sql)) {
+            if (routedToSessions(packet, Digest.of(withId), withId, sql)) {
+                return;
+            }
+            // for a backend, typed as the server types CONNECTION_ID()
+            withId = ConnectionIdCall.forBackend(digest, sql, session.connectionId());
             digest = Digest.of(withId);
-        }
-        if (routedToSessions(packet, digest, withId)) {
+        } else if (routedToSessions(packet, digest, withId, sql)) {
             return;
         }
         Decision local = StatementRouter.answeredLocally(digest, sql, view);
@@ -144,7 +152,7 @@ public final class QueryRouter {
      * {@code packet} released); false for any other statement. A KILL sent on would end whatever
      * backend thread has that number, a pooled connection of another session perhaps.
      */
-    private boolean routedToSessions(Packet packet, Digest digest, String sql) {
+    private boolean routedToSessions(Packet packet, Digest digest, String sql, String original) {
         KillStatement kill = KillStatement.parse(digest, sql);
         if (kill != null) {
             packet.release();
@@ -152,12 +160,34 @@ public final class QueryRouter {
             return true;
         }
         ProcesslistQuery processes = ProcesslistQuery.parse(digest, sql);
+        if (processes != null && processes.refusal() == null && processes.readsBackendColumns()) {
+            ownBackendRow(packet, digest, original);
+            return true;
+        }
         if (processes != null) {
             packet.release();
             ProcesslistCommand.run(session, processes);
             return true;
         }
         return false;
+    }
+
+    /**
+     * A SELECT of a server thread's own columns (MEMORY_USED...) from information_schema.PROCESSLIST:
+     * the client's text as it is, on the backend connection the session holds, or refused (see
+     * {@link ProcesslistQuery#backendColumnsRefusal}).
+     */
+    private void ownBackendRow(Packet packet, Digest digest, String sql) {
+        BackendLease home = session.home();
+        String refusal = ProcesslistQuery.backendColumnsRefusal(sql, home.holdsSessionState());
+        if (refusal != null) {
+            packet.release();
+            session.reply(1, Errors.notSupported(refusal));
+            return;
+        }
+        session.statement().started(session.desired().schema(), digest, false);
+        session.statement().routedTo(home.hostgroup().id());
+        session.run(home, packet, Response.RESULT_SET, StatementEffects.NONE, false, true);
     }
 
     /** Does what {@code decision} says with the client's {@code packet} (released or sent on). */
@@ -259,10 +289,19 @@ public final class QueryRouter {
      * the previous statement's diagnostics; when it left none, on a connection whose diagnostics
      * area {@link DiagnosticsHold#CLEAR} emptied first (the session's older warnings may be in it).
      */
-    private void diagnostics(Packet packet, Digest digest) {
+    private void diagnostics(Packet packet, Digest digest, String sql) {
         SessionLeases leases = session.leases();
         StatementEffects effects = StatementScanner.scan(digest); // GET DIAGNOSTICS sets user variables
         BackendLease holder = leases.diagnosticsHolder();
+        if (digest.startsWith("GET")) {
+            session.previous().unchanged(); // GET DIAGNOSTICS leaves ROW_COUNT() as it was
+            RowCountDiagnostics rowCount = digest.has(Mark.ROW_COUNT) ? RowCountDiagnostics.parse(sql) : null;
+            BackendLease lease = holder != null ? holder : session.home();
+            if (rowCount != null && !(holder != null && session.previous().serverKnows(holder, true, holder.epoch()))) {
+                rowCountDiagnostics(packet, rowCount, lease, holder == null, effects);
+                return;
+            }
+        }
         if (holder != null) {
             session.diagnosticsStatement();
             session.run(holder, packet, Response.RESULT_SET, effects, false);
@@ -296,6 +335,73 @@ public final class QueryRouter {
                             }
                         }),
                 false);
+    }
+
+    /**
+     * GET DIAGNOSTICS reading ROW_COUNT where the server's value is not the session's (see {@link
+     * RowCountDiagnostics}): the router's value assigned, the other items read on {@code lease}
+     * (after {@link DiagnosticsHold#CLEAR} when it held none of the session's diagnostics); refused
+     * when the router does not know the value, or the other items' diagnostics area is lost.
+     */
+    private void rowCountDiagnostics(
+            Packet packet, RowCountDiagnostics statement, BackendLease lease, boolean clear, StatementEffects effects) {
+        long rowCount = session.previous().rowCount();
+        String rest = statement.rest(); // the items read in the diagnostics area, if any
+        if (rowCount == PreviousStatement.UNKNOWN
+                || (rest != null && clear && session.leases().diagnosticsLost())) {
+            packet.release();
+            session.reply(
+                    1,
+                    Errors.notSupported("GET DIAGNOSTICS ... ROW_COUNT after a statement that ran on several shards"
+                            + " or sent several results, on another pooled connection (its value is not this"
+                            + " session's there; a transaction or multiplexing: false keep the session on one"
+                            + " connection)"));
+            return;
+        }
+        List<String> before = new ArrayList<>();
+        String sent = statement.assignment(rowCount);
+        if (rest != null) {
+            if (clear) {
+                before.add(DiagnosticsHold.CLEAR); // the connection may hold another session's warnings
+            }
+            before.add(sent);
+            sent = rest;
+        }
+        ByteBuf payload = session.client().alloc().buffer(1 + sent.length());
+        EscapedText.write(payload.writeByte(Command.COM_QUERY.code()), sent, session.textCharset());
+        Packet rewritten = new Packet(packet.sequenceId(), payload);
+        packet.release();
+        if (!effects.pins().isEmpty()) {
+            lease.pin(effects.pins());
+        }
+        session.diagnosticsStatement();
+        session.withConnection(
+                lease, rewritten, connection -> runThenSend(lease, connection, before, 0, rewritten, effects), false);
+    }
+
+    /** Runs the router's {@code statements} from {@code next} on, then sends the client's {@code packet}. */
+    private void runThenSend(
+            BackendLease lease,
+            PooledConnection connection,
+            List<String> statements,
+            int next,
+            Packet packet,
+            StatementEffects effects) {
+        if (next == statements.size()) {
+            session.send(connection, packet, Response.RESULT_SET, effects, false);
+            return;
+        }
+        String sql = statements.get(next);
+        lease.runInternal(
+                out -> EscapedText.write(out.writeByte(Command.COM_QUERY.code()), sql, session.textCharset()),
+                Response.RESULT_SET,
+                (response, failed) -> {
+                    if (failed) {
+                        session.fail(ErrPacket.read(response.skipBytes(4)));
+                    } else {
+                        runThenSend(lease, connection, statements, next + 1, packet, effects);
+                    }
+                });
     }
 
     /** Runs the statement on several hostgroups and merges the results. */

@@ -200,14 +200,15 @@ public final class BackendLease implements RelayTarget {
     }
 
     /**
-     * Asks the held connection how many conditions its diagnostics area holds ({@link
-     * DiagnosticsHold#COUNT}); {@code then} hears the count (1 when the question failed: hold on).
+     * Asks the held connection whether its diagnostics area holds conditions ({@link
+     * DiagnosticsHold#check}); {@code then} hears a count, 0 for none (1 when the question failed: hold on).
      */
     public void countWarnings(IntConsumer then) {
+        String check = DiagnosticsHold.check(current.state().fragments());
         runInternal(
-                out -> query(out, DiagnosticsHold.COUNT),
+                out -> query(out, check),
                 Response.RESULT_SET,
-                (response, failed) -> then.accept(failed ? 1 : DiagnosticsHold.count(response)));
+                (response, failed) -> then.accept(failed ? 1 : DiagnosticsHold.conditions(check, response)));
     }
 
     public void kind(ConnectionKind kind) {

@@ -14,8 +14,16 @@ import io.netty.buffer.ByteBuf;
  * statement without tables that raises nothing ({@code SELECT 2}, {@code SET ...}) leaves the
  * earlier warnings in place, and diagnostics statements never touch it. The warning count in the
  * OK/EOF packet is the statement's own, so after such a statement only the server can say whether
- * the area is empty: the router asks it ({@code SHOW COUNT(*) WARNINGS}), which costs a round trip
- * only for statements that follow a warning.
+ * the area is empty: the router asks it ({@link #check}), which costs a round trip only for
+ * statements that follow a warning.
+ *
+ * <p>The question is {@code SHOW WARNINGS LIMIT 1}, a diagnostics statement: it leaves the server
+ * session as the client's statements see it. {@code SHOW COUNT(*) WARNINGS} (a SELECT of
+ * {@code @@warning_count}) would send a row, which advances the row number the next statement
+ * without tables reports its warnings at ({@code ... at row 1} instead of {@code at row 0}, as
+ * after a client's own one-row SELECT). It is asked only where SHOW WARNINGS cannot tell: a
+ * connection whose session set {@code max_error_count}, which may keep the list empty (0) while
+ * the count is not.
  */
 public final class DiagnosticsHold {
     /**
@@ -24,10 +32,52 @@ public final class DiagnosticsHold {
      */
     public static final String CLEAR = "DO (SELECT 1 FROM information_schema.COLLATIONS LIMIT 0)";
 
-    /** Reads the area's size without changing it. */
+    /** Reads the area's size without changing it (but see the class comment). */
     static final String COUNT = "SHOW COUNT(*) WARNINGS";
 
-    private DiagnosticsHold() {}
+    /** Reads whether the area lists a condition, changing nothing. */
+    static final String PEEK = "SHOW WARNINGS LIMIT 1";
+
+    /**
+     * The question for a connection whose session variables are {@code variables} (by lower-case
+     * name, as {@link io.shardgate.router.session.SessionVariables#fragments()} has them).
+     */
+    static String check(java.util.Map<String, String> variables) {
+        return variables.containsKey("max_error_count") ? COUNT : PEEK;
+    }
+
+    /** The number of conditions the answer to {@code check} says the area holds (at least). */
+    static int conditions(String check, ByteBuf framed) {
+        return check.equals(COUNT) ? count(framed) : listed(framed);
+    }
+
+    /**
+     * 1 when the framed text answer to {@link #PEEK} has a row, 0 when it has none, 1 for anything
+     * unexpected (the connection stays). After the column count and definitions come an EOF (unless
+     * CLIENT_DEPRECATE_EOF), the rows and an EOF or OK, both 0xFE; a row starts with its Level, a
+     * short string. Neither retains nor releases {@code framed}.
+     */
+    static int listed(ByteBuf framed) {
+        int i = framed.readerIndex();
+        int packet = 0;
+        int columns = -1;
+        while (i + 4 <= framed.writerIndex()) {
+            int length = framed.getUnsignedMediumLE(i);
+            int payload = i + 4;
+            int first = length > 0 ? framed.getUnsignedByte(payload) : -1;
+            if (packet == 0) {
+                if (first < 1 || first >= 0xFB) {
+                    return 1; // an error, or not a result set
+                }
+                columns = first;
+            } else if (packet > columns && first != 0xFE) {
+                return 1; // a row (or an error)
+            }
+            packet++;
+            i = payload + length;
+        }
+        return columns < 0 ? 1 : 0;
+    }
 
     /**
      * The count in the framed text answer to {@link #COUNT}: column count, its definition, an EOF

@@ -19,6 +19,15 @@ public record ConnectionKind(int capabilities, int mariaDbCapabilities, int char
                 : new ConnectionKind(capabilities, mariaDbCapabilities, characterSet, newSchema);
     }
 
+    /**
+     * The kind of a connection of this kind whose server session now has {@code selectedSchema}
+     * selected (a client's USE or COM_INIT_DB): MySQL cannot unselect a schema, so a connection
+     * opened without one that got one serves only sessions that have one.
+     */
+    public ConnectionKind selected(String selectedSchema) {
+        return schema == null && selectedSchema != null ? withSchema(selectedSchema) : this;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof ConnectionKind k

@@ -110,8 +110,9 @@ public final class PooledConnection implements RelayTarget {
         statements.clear();
     }
 
+    /** The kind it serves now: the one it was opened as, unless a schema was selected since. */
     ConnectionKind kind() {
-        return kind;
+        return kind.selected(state.schema());
     }
 
     /** True the first time only: the connection's slot is given back once. */

@@ -2,6 +2,7 @@ package io.shardgate.router.session;
 
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.digest.Mark;
+import java.util.Locale;
 
 /**
  * MySQL's {@code CONNECTION_ID()} answered with the router's session id, the id the client got in
@@ -13,6 +14,13 @@ import io.shardgate.sharding.digest.Mark;
  * a schema ({@code db.connection_id()} is a stored function), and not inside a string, a quoted
  * name or a plain comment; inside an executable comment ({@code /*!...*}{@code /}) it is replaced as
  * well, since the server runs that text.
+ *
+ * <p>A statement for a backend gets the id as {@code CAST(0000000042 AS UNSIGNED)} ({@link
+ * #forBackend}): MariaDB types that as it types CONNECTION_ID() itself, {@code int(10) unsigned}
+ * (a literal's width is its text's, so the ten digits matter), in result metadata and in the columns
+ * of {@code CREATE TABLE ... AS SELECT}, and unsigned arithmetic on it behaves the same; a bare
+ * literal would be {@code int(2)}. The statements the router answers itself (KILL, the process
+ * list) read the plain number ({@link #substitute}).
  */
 public final class ConnectionIdCall {
     private static final String NAME = "CONNECTION_ID";
@@ -26,8 +34,64 @@ public final class ConnectionIdCall {
                 : sql;
     }
 
+    /**
+     * {@code sql} with every {@code CONNECTION_ID()} call replaced by {@code id} typed as the server
+     * types the function ({@link #typed}); {@code sql} itself when it has none.
+     */
+    public static String forBackend(Digest digest, String sql, long id) {
+        return digest.has(Mark.CONNECTION_ID) || digest.has(Mark.MARIADB_EXECUTABLE_COMMENT)
+                ? forBackend(sql, id)
+                : sql;
+    }
+
+    /**
+     * {@code sql} with each call replaced by the typed id, and each select-list item that contains
+     * a call and certainly has no alias ({@link SelectItems#unnamed}) named as the server names it
+     * from the client's text ({@code SELECT @a - connection_id()} keeps the column name {@code @a -
+     * connection_id()}).
+     */
+    static String forBackend(String sql, long id) {
+        String typed = typed(id);
+        String replaced = substitute(sql, typed);
+        if (replaced == sql) {
+            return sql;
+        }
+        StringBuilder out = new StringBuilder(replaced.length() + 32);
+        int copied = 0;
+        for (int[] item : SelectItems.unnamed(sql)) {
+            String text = sql.substring(item[0], item[1]);
+            String inItem = substitute(text, typed);
+            if (inItem == text || text.indexOf('`') >= 0 || text.length() > 64 || !text.equals(text.strip())) {
+                continue; // no call in it, or a name the alias would not reproduce exactly
+            }
+            out.append(substitute(sql.substring(copied, item[0]), typed))
+                    .append(inItem)
+                    .append(" AS `")
+                    .append(text)
+                    .append('`');
+            copied = item[1];
+        }
+        return copied == 0
+                ? replaced
+                : out.append(substitute(sql.substring(copied), typed)).toString();
+    }
+
+    /**
+     * The expression MariaDB types as CONNECTION_ID(): {@code int(10) unsigned}, NOT NULL. A thread
+     * id has at most ten digits (32 bits); a larger id (not one the router hands out) keeps its own
+     * width.
+     */
+    static String typed(long id) {
+        return "CAST(" + (id <= 9_999_999_999L ? String.format(Locale.ROOT, "%010d", id) : Long.toString(id))
+                + " AS UNSIGNED)";
+    }
+
     /** {@code sql} with each CONNECTION_ID() call replaced by {@code id}; {@code sql} itself when it has none. */
     public static String substitute(String sql, long id) {
+        return substitute(sql, Long.toString(id));
+    }
+
+    private static String substitute(String sql, String id) {
         if (!Lexer.mentions(sql, NAME)) {
             return sql; // the common case: one scan for the letters, no tokens
         }

@@ -125,6 +125,20 @@ public final class PreviousStatement {
     }
 
     /**
+     * The statement in flight (GET DIAGNOSTICS) leaves FOUND_ROWS() and ROW_COUNT() as its
+     * predecessor left them, on the server too: the predecessor's outcome stays the session's.
+     */
+    public void unchanged() {
+        if (recording) {
+            recording = false;
+            lease = readLease;
+            hold = readHold;
+            rowCount = readRowCount;
+            foundRows = readFoundRows;
+        }
+    }
+
+    /**
      * Whether the statement in flight may read FOUND_ROWS()/ROW_COUNT() on the connection {@code
      * lease} holds ({@code holding}, at epoch {@code hold}): the previous statement ran there, and
      * since then the connection has not left the session nor run a statement of the router's.

@@ -34,6 +34,24 @@ public record ProcesslistQuery(
     /** The columns of information_schema.PROCESSLIST as MySQL 8 has them (MariaDB has these first). */
     public static final List<String> COLUMNS = List.of("ID", "USER", "HOST", "DB", "COMMAND", "TIME", "STATE", "INFO");
 
+    /**
+     * MariaDB's columns beyond those eight: a server thread's own (memory, rows, stage...), which a
+     * router session does not have. Read only for the session's own row, on the backend connection
+     * it holds ({@link #ownBackendRow}); elsewhere refused.
+     */
+    public static final List<String> BACKEND_COLUMNS = List.of(
+            "TIME_MS",
+            "STAGE",
+            "MAX_STAGE",
+            "PROGRESS",
+            "MEMORY_USED",
+            "MAX_MEMORY_USED",
+            "EXAMINED_ROWS",
+            "SENT_ROWS",
+            "QUERY_ID",
+            "INFO_BINARY",
+            "TID");
+
     /** Columns holding numbers; the others hold text. */
     public static final List<String> NUMERIC = List.of("ID", "TIME");
 
@@ -93,7 +111,7 @@ public record ProcesslistQuery(
             lexer.next();
         } else {
             do {
-                columns.add(column(lexer));
+                columns.add(column(lexer, true));
             } while (isPunct(lexer, ',') && lexer.next());
         }
         expect(lexer, "FROM");
@@ -177,6 +195,11 @@ public record ProcesslistQuery(
     }
 
     private static String column(Lexer lexer) {
+        return column(lexer, false);
+    }
+
+    /** A column name, upper case; {@code selected}: in the select list, where a backend column may be. */
+    private static String column(Lexer lexer, boolean selected) {
         String name;
         if (lexer.kind == Lexer.Kind.WORD) {
             name = lexer.text.substring(lexer.start, lexer.end);
@@ -186,12 +209,53 @@ public record ProcesslistQuery(
             throw unsupported();
         }
         String upper = name.toUpperCase(Locale.ROOT);
-        if (!COLUMNS.contains(upper)) {
+        if (!COLUMNS.contains(upper) && !(selected && BACKEND_COLUMNS.contains(upper))) {
             throw new IllegalArgumentException("column '" + name + "' of information_schema.PROCESSLIST through the"
                     + " router (it has " + String.join(", ", COLUMNS) + ")");
         }
         lexer.next();
         return upper;
+    }
+
+    /** Whether the select list names a column of {@link #BACKEND_COLUMNS}. */
+    public boolean readsBackendColumns() {
+        return columns.stream().anyMatch(BACKEND_COLUMNS::contains);
+    }
+
+    /**
+     * Whether {@code sql}, the client's text (CONNECTION_ID() not replaced), reads only the row of
+     * the server session that runs it and nothing that differs between that session and the
+     * client's: a SELECT of listed columns other than ID, USER and HOST (the backend's thread id and
+     * account) with {@code WHERE ID = CONNECTION_ID()} alone. Run on the backend connection a
+     * session holds, it answers what the server answers a client of its own for those columns.
+     */
+    public static boolean ownBackendRow(String sql) {
+        long marker = Long.MAX_VALUE; // a number no session has, standing for the call
+        ProcesslistQuery query = parse(ConnectionIdCall.substitute(sql, marker));
+        return query != null
+                && query.refusal() == null
+                && !query.show()
+                && query.where().equals(List.of(new Term("ID", true, marker)))
+                && query.columns().stream().noneMatch(c -> c.equals("ID") || c.equals("USER") || c.equals("HOST"))
+                && !query.columns().equals(COLUMNS); // (SELECT * lists them)
+    }
+
+    /**
+     * Why the router does not run {@code sql}, a query of {@link #readsBackendColumns backend
+     * columns}, on the session's backend connection, or null to run it there: it must read the
+     * session's own row ({@link #ownBackendRow}) and the session must hold its connection ({@code
+     * holdsConnection}: multiplexing off, or state such as user variables or a transaction), whose
+     * server thread serves this session alone. A pooled connection's thread serves other sessions
+     * too, and another session's row has no such values.
+     */
+    public static String backendColumnsRefusal(String sql, boolean holdsConnection) {
+        if (ownBackendRow(sql) && holdsConnection) {
+            return null;
+        }
+        return "columns of a server thread (" + String.join(", ", BACKEND_COLUMNS)
+                + ") in information_schema.PROCESSLIST through the router, except for the session's own row (WHERE"
+                + " ID = CONNECTION_ID() alone, without ID, USER or HOST) while it holds its backend connection"
+                + " (multiplexing: false, or state such as user variables or a transaction)";
     }
 
     /** The text of a quoted string literal: doubled quotes and backslash escapes undone. */

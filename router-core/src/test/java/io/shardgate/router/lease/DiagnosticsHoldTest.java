@@ -51,6 +51,38 @@ class DiagnosticsHoldTest {
     }
 
     @Test
+    void peeksAtTheListWithAndWithoutEofPackets() {
+        String count = "0100000103"; // SHOW WARNINGS: Level, Code, Message
+        String definitions = "0400000203646566" + "0400000303646566" + "0400000403646566"; // abridged
+        String eof = "05000005fe00000200";
+        String row = "0c000006075761726e696e6701310178"; // Warning | 1 | x
+        ByteBuf withRow = hex(count + definitions + eof + row + "05000007fe00000200");
+        ByteBuf empty = hex(count + definitions + eof + "05000006fe00000200");
+        ByteBuf withRowDeprecateEof = hex(count + definitions + row + "07000007fe000002000000");
+        ByteBuf emptyDeprecateEof = hex(count + definitions + "07000006fe000002000000");
+        assertThat(DiagnosticsHold.listed(withRow)).isEqualTo(1);
+        assertThat(DiagnosticsHold.listed(empty)).isZero();
+        assertThat(DiagnosticsHold.listed(withRowDeprecateEof)).isEqualTo(1);
+        assertThat(DiagnosticsHold.listed(emptyDeprecateEof)).isZero();
+        assertThat(DiagnosticsHold.listed(hex("0900000aff1905233432303030")))
+                .as("an error: hold on")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void countsOnlyWhereTheListMayBeShorterThanTheCount() {
+        // max_error_count = 0 keeps the list empty while @@warning_count counts
+        assertThat(DiagnosticsHold.check(java.util.Map.of("max_error_count", "max_error_count = 0")))
+                .isEqualTo(DiagnosticsHold.COUNT);
+        assertThat(DiagnosticsHold.check(java.util.Map.of("sql_mode", "sql_mode = ''")))
+                .isEqualTo(DiagnosticsHold.PEEK);
+    }
+
+    private static ByteBuf hex(String dump) {
+        return Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(dump));
+    }
+
+    @Test
     void aDiagnosticsStatementLeavesTheAreaAsItFoundIt() {
         assertThat(DiagnosticsHold.after(true, true, false, 0)).isTrue();
         assertThat(DiagnosticsHold.after(true, false, false, 0)).isFalse();

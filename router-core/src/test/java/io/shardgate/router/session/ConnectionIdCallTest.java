@@ -31,6 +31,27 @@ class ConnectionIdCallTest {
         assertThat(ConnectionIdCall.substitute(sql, 42)).isEqualTo(expected);
     }
 
+    @org.junit.jupiter.api.Test
+    void forABackendTheIdIsTypedAsTheServerTypesConnectionId() {
+        io.shardgate.sharding.digest.Digest digest =
+                io.shardgate.sharding.digest.Digest.of("SELECT CONNECTION_ID(), 1 FROM t");
+        assertThat(ConnectionIdCall.forBackend(digest, "SELECT CONNECTION_ID(), 1 FROM t", 42))
+                .isEqualTo("SELECT CAST(0000000042 AS UNSIGNED) AS `CONNECTION_ID()`, 1 FROM t");
+        assertThat(ConnectionIdCall.typed(4_294_967_295L)).isEqualTo("CAST(4294967295 AS UNSIGNED)");
+        assertThat(ConnectionIdCall.typed(0)).isEqualTo("CAST(0000000000 AS UNSIGNED)");
+        // an item the server would name by its text keeps that name
+        assertThat(ConnectionIdCall.forBackend("select @a - connection_id(), connection_id() AS me", 7))
+                .isEqualTo("select @a - CAST(0000000007 AS UNSIGNED) AS `@a - connection_id()`,"
+                        + " CAST(0000000007 AS UNSIGNED) AS me");
+        assertThat(ConnectionIdCall.forBackend("SELECT (SELECT CONNECTION_ID()) FROM t WHERE CONNECTION_ID() > 0", 7))
+                .isEqualTo("SELECT (SELECT CAST(0000000007 AS UNSIGNED)) AS `(SELECT CONNECTION_ID())` FROM t WHERE"
+                        + " CAST(0000000007 AS UNSIGNED) > 0");
+        assertThat(ConnectionIdCall.forBackend("SELECT f(1), CONNECTION_ID() x", 7))
+                .isEqualTo("SELECT f(1), CAST(0000000007 AS UNSIGNED) x");
+        io.shardgate.sharding.digest.Digest none = io.shardgate.sharding.digest.Digest.of("SELECT 1");
+        assertThat(ConnectionIdCall.forBackend(none, "SELECT 1", 42)).isEqualTo("SELECT 1");
+    }
+
     @ParameterizedTest
     @CsvSource(
             delimiter = '|',

@@ -28,6 +28,21 @@ class PreviousStatementTest {
     }
 
     @Test
+    void getDiagnosticsLeavesThePreviousOutcomeAsItWas() {
+        previous.commandStarts(Command.COM_QUERY);
+        previous.ranOn(lease, 3, 5); // INSERT of 5 rows
+        previous.commandStarts(Command.COM_QUERY); // GET DIAGNOSTICS @a = ROW_COUNT
+        previous.unchanged();
+        previous.ranOn(lease, 4, 0); // its own OK (0 rows) records nothing
+        previous.commandStarts(Command.COM_QUERY); // GET DIAGNOSTICS @b = ROW_COUNT
+        assertThat(previous.rowCount()).isEqualTo(5);
+        assertThat(previous.serverKnows(lease, true, 3)).isTrue();
+        assertThat(previous.serverKnows(lease, true, 4))
+                .as("a statement of the router's ran there since")
+                .isFalse();
+    }
+
+    @Test
     void aStatementThatRecordsNothingLeavesNothingKnown() {
         previous.commandStarts(Command.COM_QUERY);
         previous.answered(PreviousStatement.UNKNOWN, 12);

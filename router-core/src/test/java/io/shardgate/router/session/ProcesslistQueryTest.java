@@ -52,7 +52,8 @@ class ProcesslistQueryTest {
                 "SELECT id FROM information_schema.PROCESSLIST WHERE user = 'é'",
                 "SELECT id FROM information_schema.PROCESSLIST WHERE user = 'app '",
                 "SELECT id FROM information_schema.PROCESSLIST WHERE user = 'a' OR user = 'b'",
-                "SELECT memory_used FROM information_schema.PROCESSLIST",
+                "SELECT memory_used FROM information_schema.PROCESSLIST ORDER BY memory_used",
+                "SELECT id FROM information_schema.PROCESSLIST WHERE memory_used = 5",
                 "SELECT p.id FROM information_schema.PROCESSLIST p",
                 "SELECT * FROM t WHERE id IN (SELECT id FROM information_schema.processlist)",
                 "SELECT * FROM information_schema.`PROCESSLIST`",
@@ -60,6 +61,40 @@ class ProcesslistQueryTest {
             })
     void refusesOtherForms(String sql) {
         assertThat(ProcesslistQuery.parse(sql).refusal()).isNotNull();
+    }
+
+    @Test
+    void aServerThreadsColumnsAreReadOnlyForTheSessionsOwnRowOnItsOwnConnection() {
+        String own = "select memory_used from information_schema.processlist where id=connection_id()";
+        assertThat(ProcesslistQuery.parse(ConnectionIdCall.substitute(own, 7)).readsBackendColumns())
+                .isTrue();
+        assertThat(ProcesslistQuery.backendColumnsRefusal(own, true)).isNull();
+        assertThat(ProcesslistQuery.backendColumnsRefusal(own, false))
+                .as("a pooled connection's thread serves other sessions too")
+                .contains("MEMORY_USED", "while it holds its backend connection");
+        assertThat(ProcesslistQuery.backendColumnsRefusal(
+                        "SELECT STATE, INFO, SENT_ROWS FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID ( )",
+                        true))
+                .isNull();
+        for (String other : List.of(
+                "SELECT memory_used FROM information_schema.PROCESSLIST",
+                "SELECT memory_used FROM information_schema.PROCESSLIST WHERE id = 7",
+                "SELECT memory_used FROM information_schema.PROCESSLIST WHERE id = CONNECTION_ID() AND user = 'a'",
+                "SELECT memory_used FROM information_schema.PROCESSLIST WHERE id <> CONNECTION_ID()",
+                "SELECT id, memory_used FROM information_schema.PROCESSLIST WHERE id = CONNECTION_ID()",
+                "SELECT user, memory_used FROM information_schema.PROCESSLIST WHERE id = CONNECTION_ID()",
+                "SELECT host, memory_used FROM information_schema.PROCESSLIST WHERE id = CONNECTION_ID()")) {
+            assertThat(ProcesslistQuery.parse(ConnectionIdCall.substitute(other, 7))
+                            .refusal())
+                    .as(other)
+                    .isNull();
+            assertThat(ProcesslistQuery.backendColumnsRefusal(other, true))
+                    .as(other)
+                    .isNotNull();
+        }
+        assertThat(ProcesslistQuery.parse("SELECT id, info FROM information_schema.PROCESSLIST")
+                        .readsBackendColumns())
+                .isFalse();
     }
 
     @ParameterizedTest
