@@ -1,11 +1,14 @@
 package io.shardgate.move;
 
+import io.shardgate.move.binlog.RowKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Reads rows of one table on one shard, on a session set up by {@link ShardSessions#forReading}.
@@ -17,6 +20,9 @@ import java.util.List;
  * the same holds for the copy, whose start position may be ahead of commits still becoming visible.
  */
 public final class RowReader {
+    /** Bounds one locking read's statement (its text and its parameters). */
+    static final int LOCKED_KEYS_PER_STATEMENT = 500;
+
     private final Connection connection;
     private final RowLayout layout;
     private final String lock;
@@ -103,11 +109,37 @@ public final class RowReader {
         if (keys.isEmpty()) {
             return List.of();
         }
-        String sql = RowSql.byKeys(layout, keys.size()) + suffix;
-        try (PreparedStatement s = connection.prepareStatement(sql)) {
+        if (!suffix.isEmpty()) {
+            return lockingByKeys(keys, suffix);
+        }
+        try (PreparedStatement s = connection.prepareStatement(RowSql.byKeys(layout, keys.size()))) {
             bind(s, RowSql.keyParameters(keys));
             return rows(s);
         }
+    }
+
+    /**
+     * A locking read names each key on its own ({@link RowSql#lockingByKeys}), so it locks only the
+     * rows of those keys, {@value #LOCKED_KEYS_PER_STATEMENT} keys a statement; each key once (a key
+     * named twice would read its row twice).
+     */
+    private List<Row> lockingByKeys(List<Object[]> keys, String lock) throws SQLException {
+        Set<RowKey> seen = new HashSet<>();
+        List<Object[]> distinct = new ArrayList<>(keys.size());
+        for (Object[] key : keys) {
+            if (seen.add(RowKey.of(key))) {
+                distinct.add(key);
+            }
+        }
+        List<Row> rows = new ArrayList<>(distinct.size());
+        for (int from = 0; from < distinct.size(); from += LOCKED_KEYS_PER_STATEMENT) {
+            List<Object[]> part = distinct.subList(from, Math.min(distinct.size(), from + LOCKED_KEYS_PER_STATEMENT));
+            try (PreparedStatement s = connection.prepareStatement(RowSql.lockingByKeys(layout, part.size(), lock))) {
+                bind(s, RowSql.keyParameters(part));
+                rows.addAll(rows(s));
+            }
+        }
+        return rows;
     }
 
     private List<Row> rows(PreparedStatement s) throws SQLException {

@@ -50,33 +50,56 @@ public final class RowSql {
         return "(" + column + " > ? OR (" + column + " = ? AND " + after(shape, i + 1) + "))";
     }
 
-    /** The rows whose primary keys are the {@code keys} bound by {@link #keyParameters}. */
+    /**
+     * The rows whose primary keys are the {@code keys} bound by {@link #keyParameters}, for a plain
+     * (consistent, non-locking) read: a locking read names each key on its own ({@link
+     * #lockingByKeys}).
+     */
     public static String byKeys(RowLayout layout, int keys) {
         return "SELECT " + layout.selectList() + " FROM " + layout.shape().qualifiedName() + " WHERE "
                 + keyMatch(layout.shape(), keys);
     }
 
-    /** Deletes the rows whose primary keys are the {@code keys} bound by {@link #keyParameters}. */
-    public static String delete(TableShape shape, int keys) {
-        return "DELETE FROM " + shape.qualifiedName() + " WHERE " + keyMatch(shape, keys);
+    /**
+     * The rows whose primary keys are the {@code keys} bound by {@link #keyParameters}, read with the
+     * locking clause {@code lock} (" FOR UPDATE", " LOCK IN SHARE MODE NOWAIT"): one SELECT a key, an
+     * equality on the whole primary key, joined by UNION ALL. Each is a unique search that locks that
+     * record alone; an IN list ({@link #byKeys}) may be planned as a scan of the table (MariaDB does
+     * so when the list is long for the table's size), and a locking scan under REPEATABLE READ locks
+     * every row it passes, rows that clients write included.
+     */
+    public static String lockingByKeys(RowLayout layout, int keys, String lock) {
+        if (keys < 1) {
+            throw new IllegalArgumentException("no keys");
+        }
+        if (lock.isBlank()) {
+            throw new IllegalArgumentException("no locking clause");
+        }
+        String one = "(SELECT " + layout.selectList() + " FROM "
+                + layout.shape().qualifiedName() + " WHERE " + keyEquality(layout.shape()) + lock + ")";
+        return String.join(" UNION ALL ", Collections.nCopies(keys, one));
     }
 
     /**
      * Deletes the one row whose primary key is bound (its columns in order): an equality on every key
      * column, which InnoDB answers by a unique search that locks that record alone. A list of keys
-     * ({@link #delete}) may be planned as a scan of the index instead (MariaDB does so for a long IN
+     * (WHERE id IN (...)) may be planned as a scan of the index instead (MariaDB does so for a long IN
      * list), and a scan under REPEATABLE READ locks every row it passes, rows that clients write
      * included.
      */
     public static String deleteOne(TableShape shape) {
+        return "DELETE FROM " + shape.qualifiedName() + " WHERE " + keyEquality(shape);
+    }
+
+    private static String keyEquality(TableShape shape) {
         List<String> columns = new ArrayList<>();
         for (int i = 0; i < shape.primaryKey().size(); i++) {
             columns.add(pkName(shape, i) + " = ?");
         }
-        return "DELETE FROM " + shape.qualifiedName() + " WHERE " + String.join(" AND ", columns);
+        return String.join(" AND ", columns);
     }
 
-    /** The parameters of {@link #byKeys} and {@link #delete}: each key's columns in order. */
+    /** The parameters of {@link #byKeys} and {@link #lockingByKeys}: each key's columns in order. */
     public static List<Object> keyParameters(List<Object[]> keys) {
         List<Object> parameters = new ArrayList<>();
         for (Object[] key : keys) {

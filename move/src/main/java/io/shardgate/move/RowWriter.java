@@ -13,6 +13,14 @@ import java.util.List;
  * (idempotent: running a call twice leaves the same rows). Target rows with those keys that do not
  * move (rows the target owns under the running rules) are never touched; a moving row that collides
  * with one fails the write with the server's duplicate-key error.
+ *
+ * <p>The target may serve clients on rows of its own (buckets it owns) between the moving keys, so
+ * every statement names each key on its own and locks only the rows of the keys it names: the read
+ * of the target's rows ({@link RowReader#byKeys} with FOR UPDATE, one SELECT a key) and the delete
+ * of the stale ones ({@link RowDeletes}); the INSERT locks the rows it adds. A {@code WHERE id IN
+ * (...)} was planned by MariaDB as a scan of the whole table when the list was long for the table's
+ * size (500 keys on a target of 1,500 rows), which under REPEATABLE READ locks every row it passes:
+ * the mover waited for rows clients held and could deadlock with them.
  */
 public final class RowWriter {
     /** Bound on one INSERT's values, well under the servers' default max_allowed_packet (16 MiB). */
@@ -42,15 +50,10 @@ public final class RowWriter {
                     stale.add(row.primaryKey());
                 }
             }
-            if (!stale.isEmpty()) {
-                try (PreparedStatement s = connection.prepareStatement(RowSql.delete(layout.shape(), stale.size()))) {
-                    RowReader.bind(s, RowSql.keyParameters(stale));
-                    s.executeUpdate();
-                }
-            }
+            long deleted = RowDeletes.byKey(connection, layout.shape(), stale);
             insert(movingRows);
             connection.commit();
-            return stale.size() + movingRows.size();
+            return Math.toIntExact(deleted + movingRows.size());
         } catch (SQLException | RuntimeException e) {
             connection.rollback();
             throw e;

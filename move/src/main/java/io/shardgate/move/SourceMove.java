@@ -335,18 +335,8 @@ public final class SourceMove implements AutoCloseable {
     private static long deleteChunk(Connection c, RowLayout layout, List<Object[]> keys) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
-        try (var s = c.prepareStatement(RowSql.deleteOne(layout.shape()))) {
-            for (Object[] key : keys) {
-                RowReader.bind(s, RowSql.keyParameters(List.<Object[]>of(key)));
-                s.addBatch();
-            }
-            long deleted = 0;
-            for (int n : s.executeBatch()) {
-                if (n < 0) { // a driver's bulk mode would not tell: the count must stay exact
-                    throw new SQLException("no row count for a batched DELETE (" + n + ")");
-                }
-                deleted += n;
-            }
+        try {
+            long deleted = RowDeletes.byKey(c, layout.shape(), keys);
             c.commit();
             return deleted;
         } catch (SQLException | RuntimeException e) {

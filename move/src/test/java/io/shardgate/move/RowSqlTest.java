@@ -59,18 +59,36 @@ class RowSqlTest {
 
     @Test
     void keysAreMatchedColumnByColumn() {
-        assertThat(RowSql.delete(ORDERS, 2))
-                .isEqualTo("DELETE FROM `shop`.`orders` WHERE (`customer_id` = ? AND `name` = ?) OR"
-                        + " (`customer_id` = ? AND `name` = ?)");
+        String from = "SELECT " + LAYOUT.selectList() + " FROM `shop`.`orders` WHERE ";
+        assertThat(RowSql.byKeys(LAYOUT, 2))
+                .isEqualTo(from + "(`customer_id` = ? AND `name` = ?) OR (`customer_id` = ? AND `name` = ?)");
         assertThat(RowSql.keyParameters(List.of(new Object[] {1L, "a"}, new Object[] {2L, "b"})))
                 .containsExactly(1L, "a", 2L, "b");
         TableShape single = new TableShape("s", "t`x", List.of(new Column("id", "int", "int(11)", null)), List.of(0));
-        assertThat(RowSql.delete(single, 3)).isEqualTo("DELETE FROM `s`.`t``x` WHERE `id` IN (?, ?, ?)");
-        assertThatThrownBy(() -> RowSql.delete(single, 0)).hasMessageContaining("no keys");
+        RowLayout singleLayout =
+                new RowLayout(single, MovingRows.of(new SingleStrategy(1), new SingleStrategy(2), 1, 2));
+        assertThat(RowSql.byKeys(singleLayout, 3))
+                .isEqualTo("SELECT " + singleLayout.selectList() + " FROM `s`.`t``x` WHERE `id` IN (?, ?, ?)");
+        assertThatThrownBy(() -> RowSql.byKeys(singleLayout, 0)).hasMessageContaining("no keys");
         // one row by an equality on its whole key: a unique search that locks that record alone
         assertThat(RowSql.deleteOne(single)).isEqualTo("DELETE FROM `s`.`t``x` WHERE `id` = ?");
         assertThat(RowSql.deleteOne(ORDERS))
                 .isEqualTo("DELETE FROM `shop`.`orders` WHERE `customer_id` = ? AND `name` = ?");
+    }
+
+    @Test
+    void lockingReadsNameEachKeyOnItsOwn() {
+        String one = "(SELECT " + LAYOUT.selectList()
+                + " FROM `shop`.`orders` WHERE `customer_id` = ? AND `name` = ? FOR UPDATE)";
+        assertThat(RowSql.lockingByKeys(LAYOUT, 1, " FOR UPDATE")).isEqualTo(one);
+        assertThat(RowSql.lockingByKeys(LAYOUT, 3, " FOR UPDATE"))
+                .isEqualTo(one + " UNION ALL " + one + " UNION ALL " + one)
+                .doesNotContain(" IN (");
+        assertThat(RowSql.lockingByKeys(LAYOUT, 2, " LOCK IN SHARE MODE NOWAIT"))
+                .endsWith("`name` = ? LOCK IN SHARE MODE NOWAIT)")
+                .contains(" NOWAIT) UNION ALL (SELECT ");
+        assertThatThrownBy(() -> RowSql.lockingByKeys(LAYOUT, 0, " FOR UPDATE")).hasMessageContaining("no keys");
+        assertThatThrownBy(() -> RowSql.lockingByKeys(LAYOUT, 2, "")).hasMessageContaining("no locking clause");
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shardgate.it.server.MariaDbServer;
 import io.shardgate.move.KeyRefresh;
 import io.shardgate.move.MovingRows;
+import io.shardgate.move.Row;
 import io.shardgate.move.RowLayout;
 import io.shardgate.move.RowReader;
 import io.shardgate.move.RowWriter;
@@ -261,6 +262,92 @@ class TableMoveIT {
             assertThat(count(src, "SELECT COUNT(*) FROM cleaned WHERE id IN (" + join(moving) + ")"))
                     .isZero();
             assertThat(count(src, "SELECT SUM(amount - id) FROM cleaned")).isEqualTo(2 + (1 - 8001));
+        }
+    }
+
+    /**
+     * The copy and the catch-up write the moving rows on a target that serves clients on rows of its
+     * own: the mover's statements must lock the moving rows and no other. The target is the smaller
+     * shard (its own 1,500 rows, buckets 0-7 of ids 1-3,000, interleaved with the moving keys); a
+     * client transaction holds one of them in the middle. A copy of every chunk (1,000 source rows,
+     * about 500 moving) and a catch-up batch (every moving row changed on the source, 50 deleted, each
+     * rewritten on the target) run on a session that waits at most 1 s for a row lock and without the
+     * mover's retries, so a statement that waited for the client's row fails the test with 1205. (The
+     * chunk's SELECT ... WHERE id IN (...) FOR UPDATE and the batch's DELETE ... WHERE id IN (...)
+     * were planned as scans of the whole table, which lock every row they pass.)
+     */
+    @Test
+    void theTargetsWritesLockOnlyTheMovingRows() throws Exception {
+        String table = "landed";
+        String ddl = "CREATE TABLE landed (id BIGINT PRIMARY KEY, amount INT NOT NULL) ENGINE=InnoDB";
+        List<Long> moving = ids(1, 8000, true);
+        List<Long> owned = ids(1, 3000, false);
+        try (Connection src = open(source);
+                Connection dst = open(target);
+                Connection client = open(target);
+                Connection read = open(source);
+                Connection write = open(target)) {
+            recreate(src, table, ddl);
+            recreate(dst, table, ddl);
+            // the source holds buckets 8-15 (12-15 move), the target rows of its own buckets 0-7
+            execute(
+                    src,
+                    "INSERT INTO landed SELECT seq, seq FROM seq_1_to_8000 WHERE seq IN ("
+                            + join(LongStream.rangeClosed(1, 8000)
+                                    .filter(id -> KeyHash.bucket(id, 16) >= 8)
+                                    .boxed()
+                                    .toList())
+                            + ")");
+            execute(dst, "INSERT INTO landed SELECT seq, seq FROM seq_1_to_3000 WHERE seq IN (" + join(owned) + ")");
+            execute(dst, "ANALYZE TABLE landed"); // the plans of a table whose statistics are current
+            long held = owned.get(owned.size() / 2);
+            client.setAutoCommit(false);
+            execute(client, "UPDATE landed SET amount = amount + 1 WHERE id = " + held);
+
+            ShardSessions.forReading(read);
+            ShardSessions.forWriting(write);
+            execute(write, "SET SESSION innodb_lock_wait_timeout = 1");
+            RowLayout layout = new RowLayout(TableShape.load(src, "shop", table), MovingRows.of(RUNNING, NEXT, 20, 30));
+            RowReader sourceRows = new RowReader(read, layout);
+            RowWriter writer = new RowWriter(write, layout);
+
+            // the copy: each chunk of 1,000 source rows, its moving rows written in one call (as TableCopy)
+            long copied = 0;
+            Object[] after = null;
+            while (true) {
+                List<Row> chunk = sourceRows.chunk(after, 1000);
+                List<Row> rows = chunk.stream().filter(layout::moves).toList();
+                if (!rows.isEmpty()) {
+                    copied += writer.apply(rows.stream().map(Row::primaryKey).toList(), rows);
+                }
+                if (chunk.size() < 1000) {
+                    break;
+                }
+                after = chunk.get(chunk.size() - 1).primaryKey();
+            }
+            assertThat(copied).as("moving rows copied").isEqualTo(moving.size());
+
+            // a catch-up batch (as KeyRefresh): every moving row changed on the source, 50 deleted
+            execute(src, "UPDATE landed SET amount = amount + 10 WHERE id IN (" + join(moving) + ")");
+            execute(src, "DELETE FROM landed WHERE id IN (" + join(moving.subList(0, 50)) + ")");
+            execute(dst, "ANALYZE TABLE landed");
+            List<Object[]> keys = moving.stream().map(id -> new Object[] {id}).toList();
+            List<Row> now = sourceRows.byKeys(keys, false).stream()
+                    .filter(layout::moves)
+                    .toList();
+            assertThat(writer.apply(keys, now))
+                    .as("each changed row deleted and written again, the deleted ones deleted")
+                    .isEqualTo(2 * moving.size() - 50);
+
+            // the client's transaction goes on with the rows before and after the one it holds
+            execute(client, "UPDATE landed SET amount = amount + 1 WHERE id = " + owned.get(0));
+            execute(client, "INSERT INTO landed VALUES (8001, 1)");
+            client.commit();
+            assertThat(count(dst, "SELECT COUNT(*) FROM landed")).isEqualTo(owned.size() + moving.size() - 50 + 1L);
+            assertThat(count(dst, "SELECT SUM(amount - id) FROM landed"))
+                    .isEqualTo(2 + (1 - 8001) + 10L * (moving.size() - 50));
+            assertThat(count(src, "SELECT COUNT(*) FROM landed WHERE id IN (" + join(moving) + ")"))
+                    .isEqualTo(moving.size() - 50L);
         }
     }
 
