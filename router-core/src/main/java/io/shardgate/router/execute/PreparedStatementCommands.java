@@ -79,6 +79,12 @@ public final class PreparedStatementCommands {
             session.reply(1, Errors.notSupported("KILL or PROCESSLIST as a prepared statement (send it as text)"));
             return;
         }
+        String idRefusal = ConnectionIdCall.refusal(digest, text);
+        if (idRefusal != null) {
+            packet.release();
+            session.reply(1, Errors.notSupported(idRefusal));
+            return;
+        }
         String sql = ConnectionIdCall.forBackend(digest, text, session.connectionId());
         if (!sql.equals(text)) { // the router's session id written in, as for a text statement: digested anew
             digest = Digest.of(sql);

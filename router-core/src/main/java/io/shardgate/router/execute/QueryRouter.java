@@ -77,6 +77,12 @@ public final class QueryRouter {
             diagnostics(packet, digest, sql);
             return;
         }
+        String idRefusal = ConnectionIdCall.refusal(digest, sql);
+        if (idRefusal != null) {
+            packet.release();
+            session.reply(1, Errors.notSupported(idRefusal));
+            return;
+        }
         // the router's session id, as the handshake, KILL and PROCESSLIST know it
         String withId = ConnectionIdCall.substitute(digest, sql, session.connectionId());
         if (!withId.equals(sql)) {

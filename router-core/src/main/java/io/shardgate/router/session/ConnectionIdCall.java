@@ -3,6 +3,7 @@ package io.shardgate.router.session;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.digest.Mark;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * MySQL's {@code CONNECTION_ID()} answered with the router's session id, the id the client got in
@@ -25,7 +26,46 @@ import java.util.Locale;
 public final class ConnectionIdCall {
     private static final String NAME = "CONNECTION_ID";
 
+    private static final String LEADING_COMMENTS = "^\\s*(?:/\\*.*?\\*/\\s*)*";
+
+    /** CREATE/ALTER of a view or stored program: its body is stored and runs later, in other sessions. */
+    private static final Pattern STORED_BODY = Pattern.compile(
+            LEADING_COMMENTS + "(?:CREATE|ALTER)\\s+(?:OR\\s+REPLACE\\s+)?(?:ALGORITHM\\s*=\\s*\\S+\\s+)?"
+                    + "(?:DEFINER\\s*=\\s*(?:\\S+\\s*@\\s*\\S+|\\S+)\\s+)?(?:SQL\\s+SECURITY\\s+\\S+\\s+)?(?:AGGREGATE\\s+)?"
+                    + "(?:VIEW|PROCEDURE|FUNCTION|TRIGGER|EVENT|PACKAGE)\\b",
+            Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+
+    /** Dynamic SQL given as a string: the server parses it later, the router never sees its calls. */
+    private static final Pattern DYNAMIC_SQL = Pattern.compile(
+            LEADING_COMMENTS + "(?:EXECUTE\\s+IMMEDIATE|PREPARE\\s+\\S+\\s+FROM)\\b.*\\bCONNECTION_ID\\s*\\(",
+            Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+
     private ConnectionIdCall() {}
+
+    /**
+     * Why the router cannot answer {@code CONNECTION_ID()} in this statement as MySQL does, or null.
+     * A view's or stored program's body would store the creating session's id as a constant (every
+     * later caller would see it), and dynamic SQL in a string ({@code PREPARE ... FROM '...'}, {@code
+     * EXECUTE IMMEDIATE '...'}) is parsed by the server, which answers with its pooled thread's id.
+     * (A body created directly on the backend, or SQL built in a variable, is not seen: see
+     * docs/compatibility.md.)
+     */
+    public static String refusal(Digest digest, String sql) {
+        boolean call = digest.has(Mark.CONNECTION_ID) || digest.has(Mark.MARIADB_EXECUTABLE_COMMENT);
+        if (call
+                && (digest.startsWith("CREATE") || digest.startsWith("ALTER"))
+                && (STORED_BODY.matcher(sql).find()
+                        || STORED_BODY.matcher(digest.text()).find())) {
+            return "CONNECTION_ID() in the body of a view or stored program (it would store this session's id as"
+                    + " a constant; call it where the body is used, or pass it as a parameter)";
+        }
+        if ((digest.startsWith("PREPARE") || digest.startsWith("EXECUTE"))
+                && DYNAMIC_SQL.matcher(sql).find()) {
+            return "CONNECTION_ID() inside dynamic SQL (the server would answer with its pooled thread's id;"
+                    + " pass CONNECTION_ID() as a parameter)";
+        }
+        return null;
+    }
 
     /** {@code sql} with every {@code CONNECTION_ID()} call replaced by {@code id}; {@code sql} itself when it has none. */
     public static String substitute(Digest digest, String sql, long id) {

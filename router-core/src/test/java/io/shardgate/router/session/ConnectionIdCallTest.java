@@ -2,8 +2,10 @@ package io.shardgate.router.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardgate.sharding.digest.Digest;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ConnectionIdCallTest {
 
@@ -58,5 +60,40 @@ class ConnectionIdCallTest {
             value = {"SELECT 1", "SELECT CONNECTION_ID FROM t", "SELECT 'x' -- CONNECTION_ID()"})
     void returnsTheSameStringWithoutACall(String sql) {
         assertThat(ConnectionIdCall.substitute(sql, 7)).isSameAs(sql);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "CREATE VIEW v AS SELECT CONNECTION_ID() AS id",
+                "create or replace algorithm=merge definer=`root`@`localhost` sql security invoker view v as"
+                        + " select connection_id()",
+                "CREATE DEFINER = 'app' @ '%' PROCEDURE p() SELECT CONNECTION_ID()",
+                "CREATE FUNCTION f() RETURNS INT RETURN CONNECTION_ID()",
+                "CREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW SET NEW.c = CONNECTION_ID()",
+                "CREATE EVENT e ON SCHEDULE EVERY 1 HOUR DO INSERT INTO x VALUES (CONNECTION_ID())",
+                "ALTER VIEW v AS SELECT connection_id()",
+                "/* made by a tool */\n CREATE VIEW v AS SELECT CONNECTION_ID()",
+                "PREPARE s FROM 'SELECT CONNECTION_ID()'",
+                "EXECUTE IMMEDIATE 'KILL ' || connection_id()",
+                "execute immediate concat('SELECT ', 'connection_id()')"
+            })
+    void refusesCallsTheServerWouldStoreOrParseLater(String sql) {
+        assertThat(ConnectionIdCall.refusal(Digest.of(sql), sql)).isNotNull().contains("CONNECTION_ID()");
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "SELECT CONNECTION_ID()",
+                "CREATE TABLE t AS SELECT CONNECTION_ID() AS id",
+                "CREATE VIEW v AS SELECT 1",
+                "CREATE TABLE event (id INT)",
+                "INSERT INTO log VALUES (CONNECTION_ID(), 'CREATE VIEW')",
+                "PREPARE s FROM 'SELECT 1'",
+                "EXECUTE s USING @a"
+            })
+    void answersTheCallsItCan(String sql) {
+        assertThat(ConnectionIdCall.refusal(Digest.of(sql), sql)).isNull();
     }
 }
