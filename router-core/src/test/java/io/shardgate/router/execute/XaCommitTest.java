@@ -153,7 +153,12 @@ class XaCommitTest {
         assertThat(session.query(read)).containsExactly("columns: balance", "row: 100", "EOF status=0x0003");
         session.query(write);
         session.send("COMMIT");
-        shard10.serveOne();
+        shard20.serve();
+        assertThat(shard20.sent())
+                .as("the writer's commit waits for the read-only branch's")
+                .last()
+                .isEqualTo("COM_QUERY XA END " + xid(20));
+        assertThat(session.answers()).isEmpty();
         session.settle();
 
         assertThat(shard10.sent())
