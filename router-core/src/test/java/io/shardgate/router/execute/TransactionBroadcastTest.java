@@ -69,14 +69,15 @@ class TransactionBroadcastTest {
     @Test
     void aCommitFailingOnOneShardStillCommitsTheOtherAndIsTheAnswer() {
         transactionOnBothShards();
-        shard10.answer(
+        // the shard that commits first fails: shard 20 (the home hostgroup goes last)
+        shard20.answer(
                 "COM_QUERY COMMIT", Reply.err(1180, "HY000", "Got error 4 \"Interrupted system call\" during COMMIT"));
 
         assertThat(session.query("COMMIT"))
                 .containsExactly("ERR 1180 (HY000): Got error 4 \"Interrupted system call\" during COMMIT");
 
-        assertThat(shard10.sent()).last().isEqualTo("COM_QUERY COMMIT");
-        assertThat(shard20.sent())
+        assertThat(shard20.sent()).last().isEqualTo("COM_QUERY COMMIT");
+        assertThat(shard10.sent())
                 .as("no shard stays in the transaction")
                 .last()
                 .isEqualTo("COM_QUERY COMMIT");
@@ -134,7 +135,8 @@ class TransactionBroadcastTest {
     @Test
     void aFailedImplicitCommitIsTheBeginsError() {
         transactionOnBothShards();
-        shard20.answer(
+        // the implicit commit runs where the transaction went, in that order: shard 10 first
+        shard10.answer(
                 "COM_QUERY COMMIT", Reply.err(1180, "HY000", "Got error 4 \"Interrupted system call\" during COMMIT"));
 
         assertThat(session.query("BEGIN"))
