@@ -116,6 +116,35 @@ class XaCommitTest {
     }
 
     @Test
+    void anAutocommitWriteOnTwoShardsRunsInXaAndCommitsInTwoPhases() throws Exception {
+        String everyRow = "UPDATE accounts SET balance = 0";
+        RecordingBackend shard10 = inTransaction(10);
+        RecordingBackend shard20 = inTransaction(20);
+        shard10.answer("COM_QUERY " + everyRow, Reply.ok(2, 0, IN_TRANS, 0));
+        shard20.answer("COM_QUERY " + everyRow, Reply.ok(3, 0, IN_TRANS, 0));
+        shard10.answer("COM_QUERY XA END " + xid(10) + "; XA PREPARE " + xid(10), bothOk());
+        shard20.answer("COM_QUERY XA END " + xid(20) + "; XA PREPARE " + xid(20), bothOk());
+
+        session.send(everyRow);
+        session.settle();
+        assertThat(session.answers()).as("not before the decision is logged").isEmpty();
+        assertThat(zk.awaitDecision()).containsExactly("sg.7.0.1");
+        session.runPendingTasks();
+        session.settle();
+
+        assertThat(session.answers()).containsExactly("OK affected=5 status=0x0002");
+        for (RecordingBackend shard : java.util.List.of(shard10, shard20)) {
+            int hostgroup = shard == shard10 ? 10 : 20;
+            assertThat(shard.sent())
+                    .containsExactly(
+                            "COM_QUERY XA START " + xid(hostgroup),
+                            "COM_QUERY " + everyRow,
+                            "COM_QUERY XA END " + xid(hostgroup) + "; XA PREPARE " + xid(hostgroup),
+                            "COM_QUERY XA COMMIT " + xid(hostgroup));
+        }
+    }
+
+    @Test
     void aTransactionWritingOnOneShardCommitsInOnePhaseInOneRoundTrip() throws Exception {
         String write = "UPDATE accounts SET balance = 1 WHERE id = 1";
         RecordingBackend shard10 = inTransaction(10, write);
