@@ -58,9 +58,12 @@ public final class RecordingBackend implements AutoCloseable {
     private static final Set<Command> UNANSWERED =
             EnumSet.of(Command.COM_STMT_CLOSE, Command.COM_STMT_SEND_LONG_DATA, Command.COM_QUIT);
 
-    private final TrackingAllocator alloc = new TrackingAllocator();
+    private final TrackingAllocator alloc;
     private final Hostgroup hostgroup;
     private final EmbeddedChannel client;
+    /** False for a second hostgroup's server sharing another one's client channel and allocator. */
+    private final boolean ownsClient;
+
     private final ConnectionKind kind;
     private final Capabilities capabilities;
     private final int queryTimeoutMillis;
@@ -168,10 +171,9 @@ public final class RecordingBackend implements AutoCloseable {
      * @param deprecateEof the client negotiated CLIENT_DEPRECATE_EOF, and so the connections did
      */
     public RecordingBackend(String pool, int queryTimeoutMillis, boolean deprecateEof) {
-        this.queryTimeoutMillis = queryTimeoutMillis;
-        this.deprecateEof = deprecateEof;
-        this.hostgroup = new Hostgroup(
-                RouterConfig.parse("""
+        this(
+                new Hostgroup(
+                        RouterConfig.parse("""
                                 users:
                                   - {name: app, password: secret}
                                 hostgroups:
@@ -180,14 +182,51 @@ public final class RecordingBackend implements AutoCloseable {
                                     user: sg
                                     pool: %s
                                 """.formatted(pool)).hostgroups().get(0),
-                // never used: every connection a lease borrows here is one added by connection()
-                new BackendConnector(NioSocketChannel.class, 1000));
-        this.client = new EmbeddedChannel();
-        client.freezeTime();
-        client.config().setAllocator(alloc);
+                        // never used: every connection a lease borrows here is one added by connection()
+                        new BackendConnector(NioSocketChannel.class, 1000)),
+                queryTimeoutMillis,
+                deprecateEof);
+    }
+
+    /**
+     * The server of {@code hostgroup}, one a router's {@code Hostgroups} opened (its writer's
+     * address is never dialled: a lease borrows only the connections added by {@link #connection}).
+     */
+    public RecordingBackend(Hostgroup hostgroup, int queryTimeoutMillis, boolean deprecateEof) {
+        this(hostgroup, newClient(new TrackingAllocator()), queryTimeoutMillis, deprecateEof, true);
+    }
+
+    /**
+     * The server of another hostgroup for the same client session: its connections relay to
+     * {@code first}'s client channel (one session, one event loop) and share its allocator, so
+     * {@code first}'s {@link #close} checks every buffer. Close this one before {@code first}.
+     */
+    public RecordingBackend(RecordingBackend first, Hostgroup hostgroup) {
+        this(hostgroup, first.client, first.queryTimeoutMillis, first.deprecateEof, false);
+    }
+
+    private RecordingBackend(
+            Hostgroup hostgroup,
+            EmbeddedChannel client,
+            int queryTimeoutMillis,
+            boolean deprecateEof,
+            boolean ownsClient) {
+        this.queryTimeoutMillis = queryTimeoutMillis;
+        this.deprecateEof = deprecateEof;
+        this.hostgroup = hostgroup;
+        this.client = client;
+        this.alloc = (TrackingAllocator) client.config().getAllocator();
+        this.ownsClient = ownsClient;
         int flags = CLIENT_FLAGS | (deprecateEof ? CapabilityFlags.CLIENT_DEPRECATE_EOF : 0);
         this.kind = new ConnectionKind(flags, 0, Collations.UTF8MB4_GENERAL_CI, null);
         this.capabilities = new Capabilities(BackendConnector.BASE_CAPABILITIES | flags);
+    }
+
+    private static EmbeddedChannel newClient(TrackingAllocator alloc) {
+        EmbeddedChannel client = new EmbeddedChannel();
+        client.freezeTime();
+        client.config().setAllocator(alloc);
+        return client;
     }
 
     public Hostgroup hostgroup() {
@@ -346,7 +385,8 @@ public final class RecordingBackend implements AutoCloseable {
 
     /**
      * Closes the pool and every channel, releasing what they still hold; fails when a buffer that
-     * the router, the relay or this fake allocated was not released.
+     * the router, the relay or this fake allocated was not released (a server sharing another's
+     * client channel leaves the channel and the check to that one).
      */
     @Override
     public void close() {
@@ -354,6 +394,9 @@ public final class RecordingBackend implements AutoCloseable {
         client.runPendingTasks(); // the pool closes its partition on the session's loop
         for (Connection c : connections) {
             c.channel.finishAndReleaseAll();
+        }
+        if (!ownsClient) {
+            return;
         }
         client.finishAndReleaseAll();
         long unreleased = alloc.unreleased();
