@@ -238,6 +238,25 @@ class KillIT {
             assertThat(typesOf(prepared, select, table + "_p")).as("prepared").isEqualTo(direct);
             assertThat(single(c.createStatement(), "SELECT CONNECTION_ID() - 0"))
                     .isEqualTo(threadId(c));
+            // stored as a constant in a view's body, or parsed by the server from a string: refused
+            for (String stored : List.of(
+                    "CREATE VIEW " + table + "_v AS SELECT CONNECTION_ID() AS id",
+                    "PREPARE " + table + "_s FROM 'SELECT CONNECTION_ID()'")) {
+                SQLException refused = org.assertj.core.api.Assertions.catchThrowableOfType(
+                        SQLException.class, () -> c.createStatement().execute(stored));
+                assertThat(refused.getErrorCode()).as(stored).isEqualTo(1235);
+                assertThat(refused.getMessage()).contains("CONNECTION_ID()");
+            }
+            try (var ps = prepared.prepareStatement("CREATE VIEW " + table + "_pv AS SELECT CONNECTION_ID()")) {
+                SQLException refused =
+                        org.assertj.core.api.Assertions.catchThrowableOfType(SQLException.class, ps::execute);
+                assertThat(refused.getErrorCode()).isEqualTo(1235);
+            } catch (SQLException refusedAtPrepare) {
+                assertThat(refusedAtPrepare.getErrorCode()).isEqualTo(1235);
+            }
+            assertThat(single(c.createStatement(), "SELECT CONNECTION_ID() - 0"))
+                    .as("the session goes on")
+                    .isEqualTo(threadId(c));
         }
     }
 
