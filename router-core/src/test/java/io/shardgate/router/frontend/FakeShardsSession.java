@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * A real client session ({@link FrontendSession}, its {@link ClientSession} and the real executors)
@@ -154,6 +155,35 @@ public final class FakeShardsSession implements AutoCloseable {
         packet.writeMediumLE(1 + text.length).writeByte(0).writeByte(Command.COM_QUERY.code());
         packet.writeBytes(text);
         client.writeInbound(packet);
+    }
+
+    /**
+     * The client sends the command whose payload {@code payload} writes (a COM_STMT_PREPARE,
+     * _EXECUTE or _CLOSE, say), sequence id 0; nothing is answered until {@link #settle}.
+     */
+    public void sendCommand(Consumer<ByteBuf> payload) {
+        ByteBuf body = client.alloc().buffer();
+        try {
+            payload.accept(body);
+            ByteBuf packet = client.alloc().buffer(4 + body.readableBytes());
+            packet.writeMediumLE(body.readableBytes()).writeByte(0).writeBytes(body);
+            client.writeInbound(packet);
+        } finally {
+            body.release();
+        }
+    }
+
+    /** The client's capabilities (how its binary-protocol commands are written). */
+    public Capabilities capabilities() {
+        return CLIENT;
+    }
+
+    /**
+     * The bytes the client heard so far, framed, unread by {@link ClientAnswers} (a
+     * COM_STMT_PREPARE_OK, which it does not describe); {@link #answers} then holds no more of them.
+     */
+    public byte[] relayed() {
+        return first.relayed();
     }
 
     /** The client sends {@code sql}, every shard answers all it is sent; returns what the client heard. */
