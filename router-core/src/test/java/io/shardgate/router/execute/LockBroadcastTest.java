@@ -57,7 +57,7 @@ class LockBroadcastTest {
     @Test
     void aStatementAfterLockTablesRunsOnThePinnedConnection() {
         session.query(LOCK);
-        RecordingBackend.Connection spare = session.connection(20); // idle, first in line to be borrowed
+        session.connection(20); // idle, first in line to be borrowed
         assertThat(shard20.idle()).isEqualTo(1);
 
         assertThat(session.query("UPDATE accounts SET balance = 0 WHERE id = 1001"))
@@ -66,7 +66,6 @@ class LockBroadcastTest {
         assertThat(shard20.sent())
                 .containsExactly("COM_QUERY " + LOCK, "COM_QUERY UPDATE accounts SET balance = 0 WHERE id = 1001");
         assertThat(shard20.idle()).as("the spare connection was not borrowed").isEqualTo(1);
-        assertThat(spare).isNotNull();
     }
 
     @Test
