@@ -95,8 +95,13 @@ public sealed interface Decision
      * TableLocks}), in hostgroup order, on the session's connection there, which stays pinned.
      */
     record LockEverywhere(Map<Integer, String> statements) implements Decision {
+        /**
+         * Kept in hostgroup order (a sorted map: {@code Map.copyOf} iterates in an order that changes
+         * with each JVM start): every session of every router locks the shards one after another in
+         * that one order, so two of them cannot wait for each other's locks on two shards.
+         */
         public LockEverywhere {
-            statements = Map.copyOf(new java.util.TreeMap<>(statements));
+            statements = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(statements));
         }
     }
 
