@@ -296,8 +296,8 @@ public final class SourceMove implements AutoCloseable {
      * time, on the connection holding {@link #lockSource}'s lock when there is one: after the switch
      * they are stale copies that a statement over every shard (a COUNT(*), a scan) would see twice.
      * Each row by its own statement ({@link RowSql#deleteOne}, a chunk's sent as one batch and
-     * committed once), so only
-     * the deleted rows are locked: the clients keep writing the rows that stay while this runs, and
+     * committed once), so only the deleted rows are locked: the clients keep writing the rows that
+     * stay while this runs, and
      * a chunk's DELETE ... IN (...) planned as a scan took their rows' locks and deadlocked with them
      * (MoveUnderTransactionsIT: InnoDB rolled back the client).
      *
