@@ -570,9 +570,69 @@ class KillIT {
                     .isEqualTo("other");
             assertThat(text(s, "SELECT INFO FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()"))
                     .isEqualTo("SELECT INFO FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()");
-            assertThat(errorOf(s, "SELECT COUNT(*) FROM information_schema.PROCESSLIST")
+            assertThat(single(s, "SELECT COUNT(*) FROM information_schema.PROCESSLIST"))
+                    .as("app's own sessions")
+                    .isEqualTo(longs(s, "SELECT ID FROM information_schema.PROCESSLIST")
+                            .size())
+                    .isGreaterThanOrEqualTo(2);
+            assertThat(errorOf(s, "SELECT COUNT(ID) FROM information_schema.PROCESSLIST")
                             .getErrorCode())
                     .isEqualTo(1235);
+        }
+    }
+
+    /**
+     * Issue 23 ({@code main.flush}): a session whose statement waits on a backend shows that server
+     * thread's STATE in the router's process list, as MariaDB shows it for its own threads; mtr's
+     * {@code wait_condition.inc} form ({@code SELECT count(*) = 1 ... WHERE state = ... AND info =
+     * ...}) sees it. A scatter waiting on one shard shows the waiting shard's state. Once the
+     * statement ends, the session's row is the router's again (Sleep, empty state).
+     */
+    @ParameterizedTest(name = "{0}, multiplexing {1}")
+    @MethodSource("driversAndMultiplexing")
+    void aStatementWaitingOnABackendShowsTheServerThreadsState(Driver driver, boolean multiplexing) throws Exception {
+        String waiting = "Waiting for table metadata lock";
+        for (String sql : List.of("SELECT v FROM items WHERE id = " + idOn[0], "SELECT COUNT(*) FROM items")) {
+            try (Connection lock = direct(0);
+                    Connection victim = connect(multiplexing, driver, "app");
+                    Connection viewer = connect(multiplexing, driver, "app");
+                    Connection stranger = connect(multiplexing, driver, "other");
+                    Statement l = lock.createStatement();
+                    Statement v = viewer.createStatement()) {
+                long id = threadId(victim);
+                l.execute("LOCK TABLES items WRITE"); // on shard 0 only: the victim waits there for the table
+                Future<List<Long>> victimRuns = pool.submit(() -> longs(victim, sql));
+                String condition = "select count(*) = 1 from information_schema.processlist where state = \"" + waiting
+                        + "\" and info = \"" + sql + "\"";
+                // a liveness bound, not a speed check
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(AWAIT_SECONDS);
+                while (single(v, condition) != 1) {
+                    assertThat(System.nanoTime()).as(shardProcesslists()).isLessThan(deadline);
+                    Thread.sleep(50);
+                }
+                assertThat(text(v, "SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = " + id))
+                        .isEqualTo(waiting);
+                try (ResultSet rs = v.executeQuery("SHOW PROCESSLIST")) {
+                    boolean seen = false;
+                    while (rs.next()) {
+                        if (rs.getLong("Id") == id) {
+                            assertThat(rs.getString("State")).isEqualTo(waiting);
+                            seen = true;
+                        }
+                    }
+                    assertThat(seen).isTrue();
+                }
+                try (Statement s = stranger.createStatement()) {
+                    assertThat(single(s, condition))
+                            .as("another user's session is not listed")
+                            .isZero();
+                }
+                l.execute("UNLOCK TABLES");
+                assertThat(victimRuns.get()).isNotEmpty();
+                assertThat(single(v, condition)).isZero();
+                assertThat(text(v, "SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = " + id))
+                        .isEmpty();
+            }
         }
     }
 

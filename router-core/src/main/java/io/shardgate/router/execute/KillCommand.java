@@ -5,17 +5,13 @@ import io.netty.util.concurrent.Future;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.ErrorCode;
-import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.backend.BackendKill;
-import io.shardgate.router.backend.BackendLogin;
-import io.shardgate.router.config.BackendAddress;
+import io.shardgate.router.backend.BackendThread;
 import io.shardgate.router.frontend.FrontendSession;
 import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.frontend.SessionRegistry;
 import io.shardgate.router.lease.BackendLease;
-import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.routing.Errors;
-import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.session.KillStatement;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p>Race design. The victim session's leases are examined and marked on the victim's own event
  * loop, the only thread that ever gives its connections back to the pool. A connection is a
  * target only while a response to this session's command is outstanding on it, and marking it
- * ({@link PooledConnection#markKillTarget}) means the pool never takes it back: it is closed when
+ * ({@code PooledConnection.markKillTarget}) means the pool never takes it back: it is closed when
  * the session lets go of it. So the backend thread id captured at that moment belongs, for as long
  * as the KILL can travel, either to the victim's statement or to a closed connection (MySQL and
  * MariaDB do not reuse thread ids) — never to another session that borrowed the connection next.
@@ -46,11 +42,8 @@ import org.slf4j.LoggerFactory;
 public final class KillCommand {
     private static final Logger log = LoggerFactory.getLogger(KillCommand.class);
 
-    /** One backend thread to kill: where, as whom, which. */
-    private record Target(BackendConnector connector, BackendAddress address, BackendLogin login, long threadId) {}
-
     /** What the victim's loop found: targets to kill, or the error to answer. */
-    private record Found(List<Target> targets, ErrPacket error) {}
+    private record Found(List<BackendThread> targets, ErrPacket error) {}
 
     private KillCommand() {}
 
@@ -102,11 +95,11 @@ public final class KillCommand {
         if (!admin && !victim.port().user().name().equals(killer)) {
             return new Found(List.of(), ErrPacket.of(ErrorCode.ER_KILL_DENIED_ERROR, kill.id()));
         }
-        List<Target> targets = new ArrayList<>(2);
+        List<BackendThread> targets = new ArrayList<>(2);
         for (BackendLease lease : victim.port().leases().all()) {
-            PooledConnection running = lease.killTarget();
+            BackendThread running = lease.killTarget();
             if (running != null) {
-                targets.add(target(lease.hostgroup(), running));
+                targets.add(running);
             }
         }
         if (!kill.query()) {
@@ -115,17 +108,8 @@ public final class KillCommand {
         return new Found(targets, null);
     }
 
-    private static Target target(Hostgroup hostgroup, PooledConnection c) {
-        BackendLogin login = hostgroup.ownLogin();
-        return new Target(
-                c.partition().pool().connector(),
-                c.partition().pool().address(),
-                login,
-                c.connection().handshake().connectionId());
-    }
-
     /** Sends each backend KILL and answers the killer once every one has been answered. */
-    private static void send(SessionPort session, KillStatement kill, List<Target> targets) {
+    private static void send(SessionPort session, KillStatement kill, List<BackendThread> targets) {
         AtomicInteger left = new AtomicInteger(targets.size() + 1);
         Runnable answer = () -> {
             if (left.decrementAndGet() == 0) {
@@ -136,7 +120,7 @@ public final class KillCommand {
             }
         };
         EventLoop here = session.client().eventLoop();
-        for (Target t : targets) {
+        for (BackendThread t : targets) {
             Future<Void> sent =
                     BackendKill.send(t.connector(), here, t.address(), t.login(), t.threadId(), !kill.query());
             sent.addListener(f -> {

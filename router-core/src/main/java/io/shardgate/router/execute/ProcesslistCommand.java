@@ -1,15 +1,21 @@
 package io.shardgate.router.execute;
 
+import io.netty.channel.EventLoop;
+import io.shardgate.router.frontend.SessionInfo;
 import io.shardgate.router.frontend.SessionPort;
+import io.shardgate.router.frontend.SessionRegistry;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.routing.Errors;
 import io.shardgate.router.session.ProcesslistQuery;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code SHOW [FULL] PROCESSLIST}, COM_PROCESS_INFO and the supported SELECTs from
  * information_schema.PROCESSLIST: answered by the router with its own sessions (see
- * {@link ProcesslistRows}), gathered from each session's event loop without blocking this one.
+ * {@link ProcesslistRows}), gathered from each session's event loop without blocking this one; a
+ * session running a statement on a backend shows that server thread's state when the answer reads
+ * STATE ({@link BackendStates}).
  */
 public final class ProcesslistCommand {
     private ProcesslistCommand() {}
@@ -23,15 +29,25 @@ public final class ProcesslistCommand {
         String user = session.user().name();
         boolean admin = session.user().connectionAdmin();
         session.startRouted(() -> {});
-        session.services().sessions().snapshot(session.client().eventLoop(), sessions -> {
-            List<TextResultSet.Column> columns = ProcesslistRows.columns(query);
-            List<List<Object>> rows = ProcesslistRows.rows(query, sessions, user, admin);
-            session.finishRouted(TextResultSet.write(
-                    session.client().alloc(),
-                    session.capabilities(),
-                    columns,
-                    rows,
-                    session.leases().statusFlags()));
+        SessionRegistry registry = session.services().sessions();
+        EventLoop loop = session.client().eventLoop();
+        registry.snapshot(loop, all -> {
+            List<SessionInfo> sessions = ProcesslistRows.visible(all, user, admin);
+            if (query.readsState()) {
+                BackendStates.read(registry, loop, sessions, states -> answer(session, query, sessions, states));
+            } else {
+                answer(session, query, sessions, Map.of());
+            }
         });
+    }
+
+    private static void answer(
+            SessionPort session, ProcesslistQuery query, List<SessionInfo> sessions, Map<Integer, String> states) {
+        session.finishRouted(TextResultSet.write(
+                session.client().alloc(),
+                session.capabilities(),
+                ProcesslistRows.columns(query),
+                ProcesslistRows.rows(query, sessions, states),
+                session.leases().statusFlags()));
     }
 }

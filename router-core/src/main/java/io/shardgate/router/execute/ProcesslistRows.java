@@ -6,6 +6,7 @@ import io.shardgate.router.session.ProcesslistQuery;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The router's sessions as MySQL's process list shows threads: Id (the session id clients got in
@@ -25,6 +26,12 @@ final class ProcesslistRows {
     /** The result set's columns for {@code query}. */
     static List<TextResultSet.Column> columns(ProcesslistQuery query) {
         List<TextResultSet.Column> out = new ArrayList<>(query.columns().size());
+        for (ProcesslistQuery.Count count : query.counts()) {
+            out.add(
+                    count.operator() == null
+                            ? TextResultSet.Column.count(count.name())
+                            : TextResultSet.Column.truth(count.name()));
+        }
         for (String column : query.columns()) {
             String name = query.show() ? SHOW_NAMES.get(ProcesslistQuery.COLUMNS.indexOf(column)) : column;
             out.add(
@@ -35,15 +42,22 @@ final class ProcesslistRows {
         return out;
     }
 
-    /** The rows {@code user} may see of {@code sessions}, filtered and ordered as {@code query} asks. */
-    static List<List<Object>> rows(
-            ProcesslistQuery query, List<SessionInfo> sessions, String user, boolean connectionAdmin) {
+    /** The sessions {@code user} may see (all of them with {@code connectionAdmin}). */
+    static List<SessionInfo> visible(List<SessionInfo> sessions, String user, boolean connectionAdmin) {
+        return connectionAdmin
+                ? sessions
+                : sessions.stream().filter(s -> s.user().equals(user)).toList();
+    }
+
+    /**
+     * The rows of {@code sessions} (those the user may see), filtered and ordered as {@code query}
+     * asks; {@code states} holds, by session id, the STATE of the server thread running a session's
+     * statement (see {@link BackendStates}), the others show the router's own.
+     */
+    static List<List<Object>> rows(ProcesslistQuery query, List<SessionInfo> sessions, Map<Integer, String> states) {
         List<List<Object>> full = new ArrayList<>();
         for (SessionInfo s : sessions) {
-            if (!connectionAdmin && !s.user().equals(user)) {
-                continue;
-            }
-            List<Object> row = row(s, query.full());
+            List<Object> row = row(s, query.full(), states.get(s.connectionId()));
             if (matches(row, query.where())) {
                 full.add(row);
             }
@@ -51,6 +65,13 @@ final class ProcesslistRows {
         int sortBy = ProcesslistQuery.COLUMNS.indexOf(query.orderBy() == null ? "ID" : query.orderBy());
         Comparator<List<Object>> order = Comparator.comparing(r -> r.get(sortBy), ProcesslistRows::compare);
         full.sort(query.descending() ? order.reversed() : order);
+        if (!query.counts().isEmpty()) {
+            List<Object> counted = new ArrayList<>(query.counts().size());
+            for (ProcesslistQuery.Count count : query.counts()) {
+                counted.add(count.value(full.size()));
+            }
+            return List.of(counted);
+        }
         List<List<Object>> out = new ArrayList<>(full.size());
         for (List<Object> row : full) {
             List<Object> picked = new ArrayList<>(query.columns().size());
@@ -62,8 +83,11 @@ final class ProcesslistRows {
         return out;
     }
 
-    /** A session as the eight columns of {@link ProcesslistQuery#COLUMNS}. */
-    static List<Object> row(SessionInfo s, boolean full) {
+    /**
+     * A session as the eight columns of {@link ProcesslistQuery#COLUMNS}; {@code backendState}, when
+     * not null, is the STATE of the server thread running its statement.
+     */
+    static List<Object> row(SessionInfo s, boolean full, String backendState) {
         String info = s.info();
         if (info != null && !full && info.length() > INFO_WIDTH) {
             info = info.substring(0, INFO_WIDTH);
@@ -75,7 +99,7 @@ final class ProcesslistRows {
         row.add(s.schema());
         row.add(s.command());
         row.add(s.seconds());
-        row.add(s.command().equals("Sleep") ? "" : "executing");
+        row.add(backendState != null ? backendState : s.command().equals("Sleep") ? "" : "executing");
         row.add(info);
         return row;
     }

@@ -16,12 +16,16 @@ import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.packet.OkPacket;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.router.backend.BackendConnector;
+import io.shardgate.router.backend.BackendThread;
+import io.shardgate.router.config.BackendAddress;
 import io.shardgate.router.config.UserConfig;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.PinReason;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -336,7 +340,39 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter implemen
                 leases.held(),
                 activity.command(),
                 activity.seconds(),
-                activity.info());
+                activity.info(),
+                activity.serial(),
+                running(leases));
+    }
+
+    private static List<BackendThread> running(SessionLeases leases) {
+        List<BackendThread> out = new ArrayList<>(1);
+        for (BackendLease lease : leases.all()) {
+            BackendThread thread = lease.running();
+            if (thread != null) {
+                out.add(thread);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Whether command {@code commandSerial} of this session (see {@link SessionInfo}) is still in
+     * flight on server thread {@code threadId} of {@code server}; call on its event loop.
+     */
+    public boolean stillRuns(long commandSerial, BackendAddress server, long threadId) {
+        if (closed || activity.serial() != commandSerial) {
+            return false;
+        }
+        for (BackendLease lease : session.leases().all()) {
+            BackendThread thread = lease.running();
+            if (thread != null
+                    && thread.threadId() == threadId
+                    && thread.address().equals(server)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What this session buffers for its client right now; call on its event loop. */

@@ -11,9 +11,12 @@ final class SessionActivity {
     private String command = "Sleep";
     private String info;
     private long sinceNanos = System.nanoTime();
+    /** Counts the commands dispatched: tells one command from the next with the same text. */
+    private long serial;
 
     /** A command was dispatched; {@code info} is its SQL text, or null. */
     void started(Command command, String info) {
+        this.serial++;
         this.command = name(command);
         this.info = info;
         this.sinceNanos = System.nanoTime();
@@ -26,6 +29,11 @@ final class SessionActivity {
             info = null;
             sinceNanos = System.nanoTime();
         }
+    }
+
+    /** Which command this is (see {@link #started}); changes with each one. */
+    long serial() {
+        return serial;
     }
 
     String command() {

@@ -1,5 +1,6 @@
 package io.shardgate.router.frontend;
 
+import io.shardgate.router.backend.BackendThread;
 import java.util.List;
 
 /**
@@ -16,6 +17,9 @@ import java.util.List;
  * @param command what it does, as PROCESSLIST's Command column names it ("Sleep", "Query"...)
  * @param seconds how long it has been doing that
  * @param info the statement text in flight, or null
+ * @param commandSerial which command of the session this is (tells whether it is still the same later)
+ * @param running the server threads running it right now (several for a scatter), in the session's
+ *     lease order
  */
 public record SessionInfo(
         int connectionId,
@@ -27,7 +31,9 @@ public record SessionInfo(
         int backendConnections,
         String command,
         long seconds,
-        String info) {
+        String info,
+        long commandSerial,
+        List<BackendThread> running) {
 
     /** A session idle since it logged in. */
     public SessionInfo(
@@ -38,6 +44,18 @@ public record SessionInfo(
             boolean pinned,
             List<String> pinReasons,
             int backendConnections) {
-        this(connectionId, user, schema, client, pinned, pinReasons, backendConnections, "Sleep", 0, null);
+        this(
+                connectionId,
+                user,
+                schema,
+                client,
+                pinned,
+                pinReasons,
+                backendConnections,
+                "Sleep",
+                0,
+                null,
+                0,
+                List.of());
     }
 }

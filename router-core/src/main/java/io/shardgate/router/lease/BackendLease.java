@@ -6,6 +6,7 @@ import io.netty.channel.EventLoop;
 import io.shardgate.protocol.codec.ResponseScanner.Response;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.backend.BackendThread;
 import io.shardgate.router.backend.RelayTarget;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
@@ -455,12 +456,28 @@ public final class BackendLease implements RelayTarget {
      * PooledConnection#markKillTarget}); null when none is running. Call on the session's loop:
      * there the lease also decides to give the connection back, so the mark comes first.
      */
-    public PooledConnection killTarget() {
+    public BackendThread killTarget() {
+        BackendThread running = running();
+        if (running != null) {
+            current.markKillTarget();
+        }
+        return running;
+    }
+
+    /**
+     * The server thread running a command of this session right now (a response or an internal
+     * step outstanding), or null. Call on the session's loop; unmarked, the connection may go back
+     * to the pool as soon as the command ends.
+     */
+    public BackendThread running() {
         if (current == null || current.relay().idle()) {
             return null;
         }
-        current.markKillTarget();
-        return current;
+        return new BackendThread(
+                current.partition().pool().connector(),
+                current.partition().pool().address(),
+                hostgroup.ownLogin(),
+                current.connection().handshake().connectionId());
     }
 
     /** Closes the held connection: its server session is lost or must not be reused. */

@@ -24,14 +24,31 @@ import java.util.function.Consumer;
 public final class TextResultSet {
     private TextResultSet() {}
 
-    /** A column of the answer: its name, and whether it holds integers (else text). */
-    public record Column(String name, boolean integer) {
+    /**
+     * A column of the answer: its name, whether it holds integers (else text), and the type and
+     * display length its definition gives.
+     */
+    public record Column(String name, boolean integer, MySqlType type, int length) {
+        public Column(String name, boolean integer) {
+            this(name, integer, integer ? MySqlType.LONGLONG : MySqlType.VAR_STRING, integer ? 20 : 4096);
+        }
+
         public static Column text(String name) {
             return new Column(name, false);
         }
 
         public static Column integer(String name) {
             return new Column(name, true);
+        }
+
+        /** A comparison's result, 0 or 1, typed as MySQL types it: INT(1). */
+        public static Column truth(String name) {
+            return new Column(name, true, MySqlType.LONG, 1);
+        }
+
+        /** COUNT(*)'s result, typed as MySQL types it: BIGINT(21). */
+        public static Column count(String name) {
+            return new Column(name, true, MySqlType.LONGLONG, 21);
         }
     }
 
@@ -52,8 +69,8 @@ public final class TextResultSet {
                     c.name(),
                     c.name(),
                     c.integer() ? Collations.BINARY : Collations.UTF8MB4_GENERAL_CI,
-                    c.integer() ? 20 : 4096,
-                    c.integer() ? MySqlType.LONGLONG : MySqlType.VAR_STRING,
+                    c.length(),
+                    c.type(),
                     0,
                     0));
         }

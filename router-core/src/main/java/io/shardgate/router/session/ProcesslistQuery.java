@@ -9,14 +9,17 @@ import java.util.Locale;
 /**
  * A statement asking for the process list, which through the router means the router's sessions:
  * {@code SHOW [FULL] PROCESSLIST}, or {@code SELECT} from {@code information_schema.PROCESSLIST}
- * in the forms the router answers itself — a select list of {@code *} or column names, a
- * {@code WHERE} of {@code column = | <> | != literal} terms joined by {@code AND}, an {@code ORDER
+ * in the forms the router answers itself — a select list of {@code *}, column names, or {@code
+ * COUNT(*)} items (each alone or compared with an integer: {@code COUNT(*) = 1}, what mtr's
+ * {@code wait_condition.inc} asks), a {@code WHERE} of {@code column = | <> | != literal} terms joined by {@code AND}, an {@code ORDER
  * BY} of one column. Any other SELECT naming that table parses to a refusal: sent on, a backend
  * would list its own threads, which belong to pooled connections, not to the client's sessions.
  *
  * @param full SHOW FULL PROCESSLIST, or the information_schema table (Info not truncated)
  * @param show SHOW [FULL] PROCESSLIST (its column names: Id, User, Host, db...), not a SELECT
- * @param columns the columns asked for, upper case, in order ({@link #COLUMNS} for {@code *})
+ * @param columns the columns asked for, upper case, in order ({@link #COLUMNS} for {@code *});
+ *     empty when the select list counts
+ * @param counts the {@code COUNT(*)} items of the select list, in order; empty when it lists columns
  * @param where the terms every listed row satisfies
  * @param orderBy the column to sort by (upper case), or null for the session id
  * @param descending ORDER BY ... DESC
@@ -26,6 +29,7 @@ public record ProcesslistQuery(
         boolean full,
         boolean show,
         List<String> columns,
+        List<Count> counts,
         List<Term> where,
         String orderBy,
         boolean descending,
@@ -55,7 +59,8 @@ public record ProcesslistQuery(
     /** Columns holding numbers; the others hold text. */
     public static final List<String> NUMERIC = List.of("ID", "TIME");
 
-    private static final String SUPPORTED = "SELECT * or column names FROM information_schema.PROCESSLIST"
+    private static final String SUPPORTED = "SELECT *, column names or COUNT(*) [= | <> | < | <= | > | >= integer]"
+            + " FROM information_schema.PROCESSLIST"
             + " [WHERE column = | <> literal [AND ...]] [ORDER BY column [ASC | DESC]]";
 
     /**
@@ -64,6 +69,32 @@ public record ProcesslistQuery(
      * @param value a Long for ID and TIME, a String for the other columns
      */
     public record Term(String column, boolean equal, Object value) {}
+
+    /**
+     * One {@code COUNT(*)} select item: the count of the rows the WHERE keeps, or, with an {@code
+     * operator}, 1 or 0 as that count compares with {@code value}.
+     *
+     * @param name the item's text as the client wrote it, which MySQL names the column
+     * @param operator {@code =}, {@code <>}, {@code <}, {@code <=}, {@code >} or {@code >=}; null for the count itself
+     */
+    public record Count(String name, String operator, long value) {
+        /** The item's value for {@code rows} rows. */
+        public long value(long rows) {
+            if (operator == null) {
+                return rows;
+            }
+            boolean holds = switch (operator) {
+                case "=" -> rows == value;
+                case "<>" -> rows != value;
+                case "<" -> rows < value;
+                case "<=" -> rows <= value;
+                case ">" -> rows > value;
+                case ">=" -> rows >= value;
+                default -> throw new IllegalStateException(operator);
+            };
+            return holds ? 1 : 0;
+        }
+    }
 
     /**
      * The process-list query in {@code sql} (digested as {@code digest}), or null when it is not
@@ -91,7 +122,7 @@ public record ProcesslistQuery(
             if (!lexer.is("PROCESSLIST") || !endsAfter(lexer)) {
                 return null; // other SHOW statements, or SHOW PROCESSLIST with trailing words: the backend's error
             }
-            return new ProcesslistQuery(full, true, COLUMNS, List.of(), null, false, null);
+            return new ProcesslistQuery(full, true, COLUMNS, List.of(), List.of(), null, false, null);
         }
         if (!lexer.is("SELECT") || !namesTable(sql)) {
             return null;
@@ -106,9 +137,14 @@ public record ProcesslistQuery(
     private static ProcesslistQuery select(Lexer lexer) {
         lexer.next();
         List<String> columns = new ArrayList<>();
+        List<Count> counts = new ArrayList<>();
         if (isPunct(lexer, '*')) {
             columns.addAll(COLUMNS);
             lexer.next();
+        } else if (lexer.is("COUNT")) {
+            do {
+                counts.add(count(lexer));
+            } while (isPunct(lexer, ',') && lexer.next());
         } else {
             do {
                 columns.add(column(lexer, true));
@@ -142,7 +178,80 @@ public record ProcesslistQuery(
         if (!atEnd(lexer)) {
             throw unsupported();
         }
-        return new ProcesslistQuery(true, false, List.copyOf(columns), List.copyOf(where), orderBy, descending, null);
+        return new ProcesslistQuery(
+                true, false, List.copyOf(columns), List.copyOf(counts), List.copyOf(where), orderBy, descending, null);
+    }
+
+    /**
+     * {@code COUNT(*)}, or {@code COUNT(*)} compared with an integer, as one select item. The call's
+     * parenthesis must follow the name (MySQL's rule for built-in functions without IGNORE_SPACE).
+     */
+    private static Count count(Lexer lexer) {
+        int from = lexer.start;
+        if (!lexer.is("COUNT")) {
+            throw new IllegalArgumentException("a mix of COUNT(*) and other select items in"
+                    + " information_schema.PROCESSLIST through the router (supported: " + SUPPORTED + ")");
+        }
+        int after = lexer.end;
+        lexer.next();
+        if (!isPunct(lexer, '(') || lexer.start != after) {
+            throw unsupported();
+        }
+        lexer.next();
+        if (!isPunct(lexer, '*')) {
+            throw unsupported(); // COUNT(column), COUNT(DISTINCT ...): NULL handling not reproduced here
+        }
+        lexer.next();
+        if (!isPunct(lexer, ')')) {
+            throw unsupported();
+        }
+        int to = lexer.end;
+        lexer.next();
+        String operator = operator(lexer);
+        long value = 0;
+        if (operator != null) {
+            if (lexer.kind != Lexer.Kind.NUMBER) {
+                throw unsupported();
+            }
+            try {
+                value = Long.parseLong(lexer.text.substring(lexer.start, lexer.end));
+            } catch (NumberFormatException e) {
+                throw unsupported(); // 1.5, 1e3, 0x10: MySQL's number conversions not reproduced here
+            }
+            to = lexer.end;
+            lexer.next();
+        }
+        return new Count(lexer.text.substring(from, to), operator, value);
+    }
+
+    /** A comparison operator at the lexer (consumed), or null when there is none. */
+    private static String operator(Lexer lexer) {
+        String first;
+        if (lexer.kind == Lexer.Kind.OPERATOR
+                && lexer.text.startsWith("=", lexer.start)
+                && lexer.end == lexer.start + 1) {
+            lexer.next();
+            return "=";
+        } else if (isPunct(lexer, '<') || isPunct(lexer, '>') || isPunct(lexer, '!')) {
+            first = lexer.text.substring(lexer.start, lexer.end);
+        } else {
+            return null;
+        }
+        int after = lexer.end;
+        lexer.next();
+        boolean adjacent = lexer.start == after;
+        if (adjacent && lexer.kind == Lexer.Kind.OPERATOR && lexer.text.startsWith("=", lexer.start)) {
+            lexer.next();
+            return first.equals("!") ? "<>" : first + "=";
+        }
+        if (adjacent && first.equals("<") && isPunct(lexer, '>')) {
+            lexer.next();
+            return "<>";
+        }
+        if (first.equals("!") || (adjacent && (isPunct(lexer, '<') || isPunct(lexer, '>')))) {
+            throw unsupported(); // <=>, <<, >>, a lone !
+        }
+        return first;
     }
 
     private static Term term(Lexer lexer) {
@@ -215,6 +324,16 @@ public record ProcesslistQuery(
         }
         lexer.next();
         return upper;
+    }
+
+    /**
+     * Whether the answer depends on the STATE column (listed, filtered or sorted on), which for a
+     * session running a statement on a backend is that server thread's.
+     */
+    public boolean readsState() {
+        return columns.contains("STATE")
+                || "STATE".equals(orderBy)
+                || where.stream().anyMatch(t -> t.column().equals("STATE"));
     }
 
     /** Whether the select list names a column of {@link #BACKEND_COLUMNS}. */
@@ -344,6 +463,6 @@ public record ProcesslistQuery(
     }
 
     private static ProcesslistQuery refused(String why) {
-        return new ProcesslistQuery(true, false, COLUMNS, List.of(), null, false, why);
+        return new ProcesslistQuery(true, false, COLUMNS, List.of(), List.of(), null, false, why);
     }
 }

@@ -139,7 +139,11 @@ class BackendLeaseReleaseTest {
 
         lease.releaseIfFree();
         assertThat(lease.current()).as("its answer is still to come").isSameAs(c.pooled());
-        assertThat(lease.killTarget()).isSameAs(c.pooled());
+        assertThat(lease.running().threadId())
+                .as("the statement's server thread, for the process list")
+                .isEqualTo(c.pooled().connection().handshake().connectionId());
+        assertThat(lease.killTarget().threadId())
+                .isEqualTo(c.pooled().connection().handshake().connectionId());
 
         backend.answer("COM_QUERY SELECT SLEEP(100)", Reply.err(1317, "70100", "Query execution was interrupted"));
         backend.serve();
@@ -159,6 +163,7 @@ class BackendLeaseReleaseTest {
         statement("SELECT 1", Reply.rows(List.of("1"), AUTOCOMMIT, List.of(List.of("1"))));
 
         assertThat(lease.killTarget()).isNull();
+        assertThat(lease.running()).isNull();
         lease.afterResponse(AUTOCOMMIT, false);
         assertThat(backend.idle()).isEqualTo(1);
         assertThat(c.open()).isTrue();

@@ -42,10 +42,65 @@ class ProcesslistQueryTest {
         assertThat(q.where()).isEqualTo(List.of(new ProcesslistQuery.Term("ID", true, 9L)));
     }
 
+    @Test
+    void countItemsWithComparisons() {
+        ProcesslistQuery q = ProcesslistQuery.parse("select count(*) = 1, COUNT(*),count(*)<>2, count(*) != 3,"
+                + " count(*) < 4, count(*) <= 5, count(*) > 6, count(*) >= 7 from information_schema.processlist"
+                + " where state = \"Waiting for table metadata lock\" and info = \"flush table t1\"");
+        assertThat(q.refusal()).isNull();
+        assertThat(q.columns()).isEmpty();
+        assertThat(q.counts())
+                .containsExactly(
+                        new ProcesslistQuery.Count("count(*) = 1", "=", 1),
+                        new ProcesslistQuery.Count("COUNT(*)", null, 0),
+                        new ProcesslistQuery.Count("count(*)<>2", "<>", 2),
+                        new ProcesslistQuery.Count("count(*) != 3", "<>", 3),
+                        new ProcesslistQuery.Count("count(*) < 4", "<", 4),
+                        new ProcesslistQuery.Count("count(*) <= 5", "<=", 5),
+                        new ProcesslistQuery.Count("count(*) > 6", ">", 6),
+                        new ProcesslistQuery.Count("count(*) >= 7", ">=", 7));
+        assertThat(q.where())
+                .containsExactly(
+                        new ProcesslistQuery.Term("STATE", true, "Waiting for table metadata lock"),
+                        new ProcesslistQuery.Term("INFO", true, "flush table t1"));
+        assertThat(q.readsState()).isTrue();
+        assertThat(q.counts().get(0).value(1)).isEqualTo(1);
+        assertThat(q.counts().get(0).value(2)).isZero();
+        assertThat(q.counts().get(1).value(2)).isEqualTo(2);
+        assertThat(q.counts().get(7).value(7)).isEqualTo(1);
+        assertThat(q.counts().get(6).value(6)).isZero();
+    }
+
+    @Test
+    void readsStateWhenListedFilteredOrSorted() {
+        assertThat(ProcesslistQuery.parse("SHOW PROCESSLIST").readsState()).isTrue();
+        assertThat(ProcesslistQuery.parse("SELECT * FROM information_schema.PROCESSLIST")
+                        .readsState())
+                .isTrue();
+        assertThat(ProcesslistQuery.parse("SELECT id FROM information_schema.PROCESSLIST ORDER BY state")
+                        .readsState())
+                .isTrue();
+        assertThat(ProcesslistQuery.parse("SELECT id, info FROM information_schema.PROCESSLIST WHERE user = 'a'")
+                        .readsState())
+                .isFalse();
+        assertThat(ProcesslistQuery.parse("SELECT COUNT(*) FROM information_schema.PROCESSLIST")
+                        .readsState())
+                .isFalse();
+    }
+
     @ParameterizedTest
     @ValueSource(
             strings = {
-                "SELECT COUNT(*) FROM information_schema.PROCESSLIST",
+                "SELECT COUNT(id) FROM information_schema.PROCESSLIST",
+                "SELECT COUNT(DISTINCT user) FROM information_schema.PROCESSLIST",
+                "SELECT COUNT (*) FROM information_schema.PROCESSLIST",
+                "SELECT COUNT(*), id FROM information_schema.PROCESSLIST",
+                "SELECT COUNT(*) = 1.0 FROM information_schema.PROCESSLIST",
+                "SELECT COUNT(*) = '1' FROM information_schema.PROCESSLIST",
+                "SELECT COUNT(*) <=> 1 FROM information_schema.PROCESSLIST",
+                "SELECT COUNT(*) = -1 FROM information_schema.PROCESSLIST",
+                "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST",
+                "SELECT COUNT(*) + 1 FROM information_schema.PROCESSLIST",
                 "SELECT id FROM information_schema.PROCESSLIST WHERE time > 5",
                 "SELECT id FROM information_schema.PROCESSLIST WHERE id = '5'",
                 "SELECT id FROM information_schema.PROCESSLIST WHERE user = 5",
