@@ -100,8 +100,13 @@ for n in $SHARDS; do
   done
 done
 
-committed=$(curl -s "http://127.0.0.1:$(sed -n 's/.*admin HTTP endpoint on .*:\([0-9]*\)$/\1/p' "$work"/router-*.log | head -n 1)/metrics" 2>/dev/null \
-  | awk '/^shardgate_twophase_committed_total/ {print $2}' || true)
+metrics=$(curl -s "http://127.0.0.1:$(sed -n 's/.*admin HTTP endpoint on .*:\([0-9]*\)$/\1/p' "$work"/router-*.log | head -n 1)/metrics" 2>/dev/null || true)
+committed=$(awk '/^shardgate_twophase_committed_total/ {print $2}' <<<"$metrics")
+# the mean time of each two-phase COMMIT step over the whole run (all shard counts), in ms
+steps=$(awk '/^shardgate_twophase_step_seconds_(sum|count)\{/ {
+    match($0, /step="[a-z]*"/); st = substr($0, RSTART + 6, RLENGTH - 7)
+    if ($1 ~ /_sum/) sum[st] = $2; else count[st] = $2}
+  END {for (st in count) if (count[st] > 0) printf "%s %.2f ms, ", st, sum[st] / count[st] * 1000}' <<<"$metrics")
 {
   echo "# Two-phase commit overhead, $stamp"
   echo
@@ -110,6 +115,7 @@ committed=$(curl -s "http://127.0.0.1:$(sed -n 's/.*admin HTTP endpoint on .*:\(
   echo "Machine: $(machine_line); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "JDK: $(java -version 2>&1 | head -n 1); MariaDB $(mariadb_version); commit $(git_commit)"
   echo "Two-phase commits counted by the router: ${committed:-unknown}"
+  echo "Mean time of each two-phase COMMIT step (shardgate.twophase.step, all shard counts): ${steps:-unknown}"
   echo
   echo "| shards | best_effort tps | two_phase tps | best_effort avg ms | two_phase avg ms | avg latency overhead | best_effort p95 ms | two_phase p95 ms | errors (be/tp) |"
   echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"

@@ -69,6 +69,8 @@ public final class XaCommit {
     private boolean abandoned;
     /** What became of the transaction so far, for a lost connection's error ({@link #lossNote}). */
     private String outcome = "rolled back: no branch was prepared";
+    /** When the current two-phase step began (System.nanoTime), for its timer. */
+    private long stepStarted;
 
     XaCommit(
             EventLoop loop,
@@ -193,6 +195,7 @@ public final class XaCommit {
     }
 
     private void prepareAll() {
+        stepStarted = System.nanoTime();
         pending = leases.size();
         prepareSent = true;
         outcome = "rolled back: the resolver rolls back its prepared branches";
@@ -213,6 +216,9 @@ public final class XaCommit {
             rollbackAll(null);
             return;
         }
+        long now = System.nanoTime();
+        twoPhase.metrics().prepared(now - stepStarted);
+        stepStarted = now;
         deciding = true;
         outcome = "outcome unknown: its commit decision was being logged in ZooKeeper (the resolver finishes its"
                 + " prepared branches by the log)";
@@ -232,6 +238,9 @@ public final class XaCommit {
                                                         + logged.failure() + ")"
                                                 : "a resolver rolled it back first");
                             } else {
+                                long decided = System.nanoTime();
+                                twoPhase.metrics().decided(decided - stepStarted);
+                                stepStarted = decided;
                                 commitAll();
                             }
                         }));
@@ -256,6 +265,7 @@ public final class XaCommit {
     }
 
     private void committed() {
+        twoPhase.metrics().branchesCommitted(System.nanoTime() - stepStarted);
         twoPhase.metrics().committed();
         if (failures.isEmpty()) {
             twoPhase.log().forget(xid);

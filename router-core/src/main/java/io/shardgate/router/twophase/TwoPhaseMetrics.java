@@ -3,12 +3,15 @@ package io.shardgate.router.twophase;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Meters of two-phase commit: transactions committed and rolled back by their router, branches the
- * resolver committed or rolled back, and the in-doubt gauge (prepared branches the last resolver
- * pass found and could not resolve: alert when it stays above zero).
+ * resolver committed or rolled back, the in-doubt gauge (prepared branches the last resolver
+ * pass found and could not resolve: alert when it stays above zero), and how long each step of a
+ * two-phase COMMIT takes (where its latency goes).
  */
 public final class TwoPhaseMetrics {
     private final Counter committed;
@@ -16,6 +19,9 @@ public final class TwoPhaseMetrics {
     private final Counter recoveredCommit;
     private final Counter recoveredRollback;
     private final AtomicInteger inDoubt = new AtomicInteger();
+    private final Timer prepare;
+    private final Timer decision;
+    private final Timer commit;
 
     public TwoPhaseMetrics(MeterRegistry registry) {
         committed = Counter.builder("shardgate.twophase.committed")
@@ -32,9 +38,34 @@ public final class TwoPhaseMetrics {
                 .tag("outcome", "rollback")
                 .description("prepared branches the resolver finished")
                 .register(registry);
+        prepare = step(registry, "prepare", "XA END and XA PREPARE on every branch (in parallel)");
+        decision = step(registry, "decision", "the commit decision written to ZooKeeper");
+        commit = step(registry, "commit", "XA COMMIT on every branch (in parallel)");
         Gauge.builder("shardgate.twophase.in_doubt", inDoubt, AtomicInteger::get)
                 .description("prepared Shardgate branches left unresolved by the last resolver pass")
                 .register(registry);
+    }
+
+    private static Timer step(MeterRegistry registry, String step, String description) {
+        return Timer.builder("shardgate.twophase.step")
+                .tag("step", step)
+                .description("time of one step of a two-phase COMMIT: " + description)
+                .register(registry);
+    }
+
+    /** XA END and XA PREPARE on every branch took {@code nanos} (until the last answered). */
+    public void prepared(long nanos) {
+        prepare.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Writing the commit decision took {@code nanos}. */
+    public void decided(long nanos) {
+        decision.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** XA COMMIT on every branch took {@code nanos} (until the last answered). */
+    public void branchesCommitted(long nanos) {
+        commit.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     public void committed() {
