@@ -21,6 +21,7 @@ import io.shardgate.router.session.ConnectionIdCall;
 import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.ProcesslistQuery;
+import io.shardgate.router.session.SqlModeLexing;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.digest.Mark;
@@ -80,6 +81,13 @@ public final class PreparedStatementCommands {
             return;
         }
         String idRefusal = ConnectionIdCall.refusal(digest, text);
+        if (idRefusal == null) {
+            idRefusal = SqlModeLexing.refusal(
+                    session.desired().sqlModeHazards(),
+                    digest,
+                    text,
+                    session.services().routing().current());
+        }
         if (idRefusal != null) {
             packet.release();
             session.reply(1, Errors.notSupported(idRefusal));

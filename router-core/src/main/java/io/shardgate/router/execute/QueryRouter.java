@@ -26,6 +26,7 @@ import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.ProcesslistQuery;
 import io.shardgate.router.session.RowCountDiagnostics;
+import io.shardgate.router.session.SqlModeLexing;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.digest.Digest;
@@ -78,6 +79,13 @@ public final class QueryRouter {
             return;
         }
         String idRefusal = ConnectionIdCall.refusal(digest, sql);
+        if (idRefusal == null) {
+            idRefusal = SqlModeLexing.refusal(
+                    session.desired().sqlModeHazards(),
+                    digest,
+                    sql,
+                    session.services().routing().current());
+        }
         if (idRefusal != null) {
             packet.release();
             session.reply(1, Errors.notSupported(idRefusal));

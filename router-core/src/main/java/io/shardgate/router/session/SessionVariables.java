@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The replayable part of a MySQL session: the default schema and the session variables set with
@@ -25,15 +26,32 @@ public final class SessionVariables {
     private final Map<String, String> fragments;
     /** User variables copied from system variables: the literal value of the copy, by lower-case name. */
     private final Map<String, String> copies;
+    /** How the session's sql_mode may read statement text otherwise than the router ({@link SqlModeLexing}). */
+    private final Set<SqlModeLexing.Hazard> sqlModeHazards;
 
     public SessionVariables(String schema, Map<String, String> fragments) {
-        this(schema, fragments, Map.of());
+        this(schema, fragments, Map.of(), hazards(fragments.get("sql_mode"), Set.of()));
     }
 
-    private SessionVariables(String schema, Map<String, String> fragments, Map<String, String> copies) {
+    private SessionVariables(
+            String schema,
+            Map<String, String> fragments,
+            Map<String, String> copies,
+            Set<SqlModeLexing.Hazard> sqlModeHazards) {
         this.schema = schema;
         this.fragments = Collections.unmodifiableMap(new LinkedHashMap<>(fragments));
         this.copies = Map.copyOf(copies);
+        this.sqlModeHazards = sqlModeHazards;
+    }
+
+    /** The hazards after the fragment {@code sql_mode = ...} (null: not set) in a session that had {@code before}. */
+    private static Set<SqlModeLexing.Hazard> hazards(String fragment, Set<SqlModeLexing.Hazard> before) {
+        return fragment == null ? Set.of() : SqlModeLexing.of(fragment.substring(fragment.indexOf(" = ") + 3), before);
+    }
+
+    /** How the sql_mode this state sets may read statement text otherwise than the router (see {@link SqlModeLexing}). */
+    public Set<SqlModeLexing.Hazard> sqlModeHazards() {
+        return sqlModeHazards;
     }
 
     /** A session right after login, with {@code schema} selected (or none). */
@@ -50,7 +68,7 @@ public final class SessionVariables {
     }
 
     public SessionVariables withSchema(String newSchema) {
-        return new SessionVariables(newSchema, fragments, copies);
+        return new SessionVariables(newSchema, fragments, copies, sqlModeHazards);
     }
 
     /** This state after a statement's assignments (later ones replace and move to the end). */
@@ -87,7 +105,12 @@ public final class SessionVariables {
             next.remove(e.getKey());
             next.put(e.getKey(), fragment);
         }
-        return new SessionVariables(effects.schema() != null ? effects.schema() : schema, next, nextCopies);
+        Set<SqlModeLexing.Hazard> nextHazards = sqlModeHazards;
+        if (effects.variables().containsKey("sql_mode")) {
+            nextHazards = hazards(next.get("sql_mode"), sqlModeHazards);
+        }
+        return new SessionVariables(
+                effects.schema() != null ? effects.schema() : schema, next, nextCopies, nextHazards);
     }
 
     /**
