@@ -84,6 +84,7 @@ public final class PreparedStatementCommands {
         if (idRefusal == null) {
             idRefusal = SqlModeLexing.refusal(
                     session.desired().sqlModeHazards(),
+                    session.services().hostgroups().globalSqlModeHazards(),
                     digest,
                     text,
                     session.services().routing().current());

@@ -82,6 +82,7 @@ public final class QueryRouter {
         if (idRefusal == null) {
             idRefusal = SqlModeLexing.refusal(
                     session.desired().sqlModeHazards(),
+                    session.services().hostgroups().globalSqlModeHazards(),
                     digest,
                     sql,
                     session.services().routing().current());

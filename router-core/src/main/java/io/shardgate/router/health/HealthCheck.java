@@ -35,6 +35,9 @@ final class HealthCheck extends SimpleChannelInboundHandler<Packet> {
 
     private final Promise<CheckResult> result;
     private Step step = Step.PING;
+    /** The server's {@code @@global.sql_mode}, which new sessions (and pooled connections) start with. */
+    private String globalSqlMode;
+
     private boolean readOnly;
     /** Where the response in progress stands: -1 before its first packet, then columns still to read. */
     private int columnsLeft = -1;
@@ -99,7 +102,7 @@ final class HealthCheck extends SimpleChannelInboundHandler<Packet> {
         }
         if (step == Step.SLAVE_STATUS) {
             // e.g. the account lacks REPLICATION CLIENT / SLAVE MONITOR: alive, lag unknown
-            finish(ctx, new CheckResult(readOnly, null), null);
+            finish(ctx, new CheckResult(readOnly, null, globalSqlMode), null);
             return;
         }
         finish(ctx, null, step + ": " + err.code() + " " + err.message());
@@ -107,12 +110,14 @@ final class HealthCheck extends SimpleChannelInboundHandler<Packet> {
 
     private void responseDone(ChannelHandlerContext ctx) {
         switch (step) {
-            case PING -> next(ctx, Step.READ_ONLY, "SELECT @@read_only");
+            case PING -> next(ctx, Step.READ_ONLY, "SELECT @@read_only, @@global.sql_mode");
             case READ_ONLY -> {
                 readOnly = !rows.isEmpty() && "1".equals(rows.get(0).get(0));
+                globalSqlMode =
+                        !rows.isEmpty() && rows.get(0).size() > 1 ? rows.get(0).get(1) : null;
                 next(ctx, Step.REPLICA_STATUS, "SHOW REPLICA STATUS");
             }
-            case REPLICA_STATUS, SLAVE_STATUS -> finish(ctx, new CheckResult(readOnly, lag()), null);
+            case REPLICA_STATUS, SLAVE_STATUS -> finish(ctx, new CheckResult(readOnly, lag(), globalSqlMode), null);
         }
     }
 

@@ -12,6 +12,7 @@ import io.shardgate.router.config.MonitorSettings;
 import io.shardgate.router.routing.BackendServer;
 import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.routing.Hostgroups;
+import io.shardgate.router.session.SqlModeLexing;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -41,7 +42,10 @@ public final class ServerMonitor implements AutoCloseable {
 
     private volatile boolean closed;
 
-    private ServerMonitor(BackendConnector connector, EventLoopGroup loops) {
+    private final Hostgroups hostgroups;
+
+    private ServerMonitor(Hostgroups hostgroups, BackendConnector connector, EventLoopGroup loops) {
+        this.hostgroups = hostgroups;
         this.connector = connector;
         this.loops = loops;
     }
@@ -51,7 +55,7 @@ public final class ServerMonitor implements AutoCloseable {
      * configuration version adds later; the first checks run now.
      */
     public static ServerMonitor start(Hostgroups hostgroups, BackendConnector connector, EventLoopGroup loops) {
-        ServerMonitor monitor = new ServerMonitor(connector, loops);
+        ServerMonitor monitor = new ServerMonitor(hostgroups, connector, loops);
         hostgroups.onAdded(monitor::watch);
         hostgroups.onRetired(monitor::unwatch);
         for (Hostgroup hostgroup : hostgroups.all()) {
@@ -101,6 +105,10 @@ public final class ServerMonitor implements AutoCloseable {
             if (f.isSuccess()) {
                 CheckResult result = (CheckResult) f.getNow();
                 server.checkPassed(result.readOnly(), result.lagSeconds());
+                if (result.globalSqlMode() != null
+                        && server.globalSqlModeHazards(SqlModeLexing.ofGlobal(result.globalSqlMode()))) {
+                    hostgroups.globalSqlModeChanged();
+                }
             } else {
                 log.debug("check of {} failed: {}", server, f.cause().getMessage());
                 server.checkFailed(String.valueOf(f.cause().getMessage()));

@@ -6,6 +6,8 @@ import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.config.PoolSettings;
 import io.shardgate.router.pool.BackendPool;
 import io.shardgate.router.pool.ConnectHealth;
+import io.shardgate.router.session.SqlModeLexing;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,6 +112,21 @@ public final class BackendServer implements ConnectHealth, AutoCloseable {
     private String refusal(ServerStatus next, String why) {
         return "server " + address + " of hostgroup " + hostgroup + " is " + next
                 + (why == null ? "" : " (" + why + ")");
+    }
+
+    /** How the server's global sql_mode reads statement text otherwise than the router (see {@link SqlModeLexing}). */
+    private volatile Set<SqlModeLexing.Hazard> globalSqlModeHazards = Set.of();
+
+    /** The monitor read the server's global sql_mode: true when its hazards changed. */
+    public boolean globalSqlModeHazards(Set<SqlModeLexing.Hazard> hazards) {
+        boolean changed = !hazards.equals(globalSqlModeHazards);
+        globalSqlModeHazards = hazards;
+        return changed;
+    }
+
+    /** The hazards of the global sql_mode the monitor last read (none before the first check). */
+    public Set<SqlModeLexing.Hazard> globalSqlModeHazards() {
+        return globalSqlModeHazards;
     }
 
     /** A health check passed: a SHUNNED server comes back. */

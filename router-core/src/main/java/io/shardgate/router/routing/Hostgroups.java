@@ -3,11 +3,14 @@ package io.shardgate.router.routing;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.config.HostgroupConfig;
 import io.shardgate.router.pool.PoolStats;
+import io.shardgate.router.session.SqlModeLexing;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -31,6 +34,8 @@ import org.slf4j.LoggerFactory;
  * their session gives them back).
  */
 public final class Hostgroups implements AutoCloseable {
+    private volatile Set<SqlModeLexing.Hazard> globalSqlModeHazards = Set.of();
+
     private static final Logger log = LoggerFactory.getLogger(Hostgroups.class);
     /** How long a retired hostgroup waits for its borrowers before its pools close. */
     public static final long DRAIN_MILLIS = 60_000;
@@ -171,6 +176,21 @@ public final class Hostgroups implements AutoCloseable {
     /** Retired hostgroups whose pools still wait for their borrowers. */
     public List<Hostgroup> draining() {
         return List.copyOf(draining);
+    }
+
+    /**
+     * The union of every server's global sql_mode hazards, as the monitor last read them: what a
+     * session that never set sql_mode may meet (see {@link SqlModeLexing}).
+     */
+    public Set<SqlModeLexing.Hazard> globalSqlModeHazards() {
+        return globalSqlModeHazards;
+    }
+
+    /** A server's global sql_mode hazards changed: the union is made again. */
+    public void globalSqlModeChanged() {
+        EnumSet<SqlModeLexing.Hazard> all = EnumSet.noneOf(SqlModeLexing.Hazard.class);
+        servers().forEach(s -> all.addAll(s.globalSqlModeHazards()));
+        globalSqlModeHazards = Set.copyOf(all);
     }
 
     /** Every server of every hostgroup, in hostgroup order, the configured writer first. */

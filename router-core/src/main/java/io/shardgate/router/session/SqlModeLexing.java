@@ -69,6 +69,11 @@ public final class SqlModeLexing {
         return unknown;
     }
 
+    /** The hazards of a server's {@code @@global.sql_mode} (a list of mode names as the server reports it). */
+    public static Set<Hazard> ofGlobal(String value) {
+        return flags(value);
+    }
+
     /** The hazards of {@code value}, or null when it is not read here. */
     private static Set<Hazard> read(String value, Set<Hazard> before) {
         if (value.equalsIgnoreCase("DEFAULT")) {
@@ -154,15 +159,24 @@ public final class SqlModeLexing {
 
     /**
      * Why the router refuses {@code sql} ({@code digest}) in a session whose mode has {@code
-     * session} hazards, under {@code rules}, or null to route it: only rules that could send it to
-     * more than one place (several hostgroups, or query rules matching its text) need the text read
-     * as the server reads it. A {@code SET STATEMENT sql_mode = ... FOR} prefix makes the mode unknown.
+     * session} hazards, on servers whose global modes have {@code global} ones (a mode the session
+     * set may build on them: counted whatever it set), under {@code rules}, or null to route it: only
+     * rules that could send it to more than one place (several hostgroups, or query rules matching
+     * its text) need the text read as the server reads it. A {@code SET STATEMENT sql_mode = ... FOR}
+     * prefix makes the mode unknown.
      */
-    public static String refusal(Set<Hazard> session, Digest digest, String sql, RuleSnapshot rules) {
+    public static String refusal(
+            Set<Hazard> session, Set<Hazard> global, Digest digest, String sql, RuleSnapshot rules) {
         Set<Hazard> hazards = session;
-        if (digest.prefix() != null && digest.prefix().variables().contains("sql_mode")) {
-            hazards = EnumSet.copyOf(UNKNOWN);
+        boolean prefixed =
+                digest.prefix() != null && digest.prefix().variables().contains("sql_mode");
+        if (prefixed || !global.isEmpty()) {
+            hazards = EnumSet.noneOf(Hazard.class);
             hazards.addAll(session);
+            hazards.addAll(global);
+            if (prefixed) {
+                hazards.addAll(UNKNOWN);
+            }
         }
         if (hazards.isEmpty()
                 || (rules.hostgroups().size() <= 1 && rules.queryRules().isEmpty())) {

@@ -134,21 +134,33 @@ class SqlModeLexingTest {
     @ValueSource(strings = {"SELECT id, \"total\" FROM orders ORDER BY \"total\"", "SELECT * FROM \"orders\""})
     void onlyRulesWithMoreThanOnePlaceNeedTheTextReadAsTheServerReadsIt(String sql) {
         Set<Hazard> ansi = EnumSet.of(Hazard.DOUBLE_QUOTED_NAMES);
-        assertThat(SqlModeLexing.refusal(ansi, Digest.of(sql), sql, TWO_HOSTGROUPS))
+        assertThat(SqlModeLexing.refusal(ansi, Set.of(), Digest.of(sql), sql, TWO_HOSTGROUPS))
                 .isNotNull();
-        assertThat(SqlModeLexing.refusal(ansi, Digest.of(sql), sql, ONE_HOSTGROUP))
+        assertThat(SqlModeLexing.refusal(ansi, Set.of(), Digest.of(sql), sql, ONE_HOSTGROUP))
                 .isNull();
-        assertThat(SqlModeLexing.refusal(Set.of(), Digest.of(sql), sql, TWO_HOSTGROUPS))
+        assertThat(SqlModeLexing.refusal(Set.of(), Set.of(), Digest.of(sql), sql, TWO_HOSTGROUPS))
                 .isNull();
+    }
+
+    @Test
+    void aServersGlobalModeCountsWhateverTheSessionSet() {
+        String sql = "SELECT \"total\" FROM orders";
+        Set<Hazard> global = SqlModeLexing.ofGlobal("STRICT_TRANS_TABLES,ANSI_QUOTES,NO_ENGINE_SUBSTITUTION");
+        assertThat(global).containsExactly(Hazard.DOUBLE_QUOTED_NAMES);
+        assertThat(SqlModeLexing.refusal(Set.of(), global, Digest.of(sql), sql, TWO_HOSTGROUPS))
+                .contains("ANSI_QUOTES");
+        assertThat(SqlModeLexing.ofGlobal("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER"))
+                .isEmpty();
+        assertThat(SqlModeLexing.ofGlobal("")).isEmpty();
     }
 
     @Test
     void aStatementPrefixSettingTheModeMakesItUnknown() {
         String sql = "SET STATEMENT sql_mode = 'ANSI_QUOTES' FOR SELECT \"total\" FROM orders";
-        assertThat(SqlModeLexing.refusal(Set.of(), Digest.of(sql), sql, TWO_HOSTGROUPS))
+        assertThat(SqlModeLexing.refusal(Set.of(), Set.of(), Digest.of(sql), sql, TWO_HOSTGROUPS))
                 .contains("ANSI_QUOTES");
         String timeout = "SET STATEMENT max_statement_time = 1 FOR SELECT \"total\" FROM orders";
-        assertThat(SqlModeLexing.refusal(Set.of(), Digest.of(timeout), timeout, TWO_HOSTGROUPS))
+        assertThat(SqlModeLexing.refusal(Set.of(), Set.of(), Digest.of(timeout), timeout, TWO_HOSTGROUPS))
                 .isNull();
     }
 }
