@@ -27,6 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * same statements with backticks give MariaDB's answer, and a session whose mode reads text as the
  * router does (the default, or modes set by name or added with CONCAT) is not affected.
  */
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class SqlModeIT {
     @TempDir
     static Path dataDir;
@@ -159,6 +160,49 @@ class SqlModeIT {
                     .contains("NO_BACKSLASH_ESCAPES");
             assertThat(ids(s, "SELECT id FROM orders WHERE id = 5 OR id = 7 ORDER BY id"))
                     .containsExactly(5L, 7L);
+        }
+    }
+
+    /**
+     * A server whose global sql_mode has ANSI_QUOTES (set directly, not through the router): the
+     * monitor's check reads it, and sessions that never set sql_mode get the refusal too. Runs last
+     * (it changes the shards' global mode, then restores it).
+     */
+    @org.junit.jupiter.api.Test
+    @org.junit.jupiter.api.Order(Integer.MAX_VALUE)
+    void aServersGlobalModeCounts() throws Exception {
+        String before;
+        try (Connection c = cluster.direct(20);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT @@global.sql_mode")) {
+            rs.next();
+            before = rs.getString(1);
+        }
+        try {
+            cluster.onShard(20, "SET GLOBAL sql_mode = CONCAT(@@global.sql_mode, ',ANSI_QUOTES')");
+            try (Connection c = cluster.proxied(Driver.MARIADB);
+                    Statement s = c.createStatement()) {
+                // the monitor reads it within its interval (2 s); a liveness bound, not a speed check
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+                SQLException refused = null;
+                while (refused == null) {
+                    assertThat(System.nanoTime()).as("refused within 60 s").isLessThan(deadline);
+                    try {
+                        s.executeQuery("SELECT COUNT(*) FROM \"orders\"").close();
+                    } catch (SQLException e) {
+                        // until the monitor's next check: hostgroup 10's server reads "orders" as a string (1064)
+                        refused = e.getErrorCode() == 1235 ? e : null;
+                    }
+                    if (refused == null) {
+                        Thread.sleep(100);
+                    }
+                }
+                assertThat(refused.getErrorCode()).isEqualTo(1235);
+                assertThat(refused.getMessage()).contains("ANSI_QUOTES");
+                assertThat(ids(s, "SELECT id FROM orders WHERE id = 3")).containsExactly(3L);
+            }
+        } finally {
+            cluster.onShard(20, "SET GLOBAL sql_mode = '" + before + "'");
         }
     }
 
