@@ -20,6 +20,7 @@ import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.routing.StatementFacts;
 import io.shardgate.router.routing.StatementRouter;
 import io.shardgate.router.session.ConnectionIdCall;
+import io.shardgate.router.session.DiagnosticsEffect;
 import io.shardgate.router.session.DiagnosticsStatement;
 import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
@@ -287,6 +288,7 @@ public final class QueryRouter {
             send = new Packet(packet.sequenceId(), payload);
             packet.release();
         }
+        session.diagnosticsEffect(DiagnosticsEffect.of(facts.digest()));
         session.run(lease, send, Response.RESULT_SET, facts.effects(), facts.insert(), decision.reads());
     }
 
@@ -309,7 +311,7 @@ public final class QueryRouter {
             }
         }
         if (holder != null) {
-            session.diagnosticsStatement();
+            session.diagnosticsEffect(DiagnosticsEffect.READS);
             session.run(holder, packet, Response.RESULT_SET, effects, false);
             return;
         }
@@ -325,7 +327,7 @@ public final class QueryRouter {
         if (!effects.pins().isEmpty()) {
             home.pin(effects.pins());
         }
-        session.diagnosticsStatement();
+        session.diagnosticsEffect(DiagnosticsEffect.READS);
         session.withConnection(
                 home,
                 packet,
@@ -380,7 +382,7 @@ public final class QueryRouter {
         if (!effects.pins().isEmpty()) {
             lease.pin(effects.pins());
         }
-        session.diagnosticsStatement();
+        session.diagnosticsEffect(DiagnosticsEffect.READS);
         session.withConnection(
                 lease, rewritten, connection -> runThenSend(lease, connection, before, 0, rewritten, effects), false);
     }
@@ -460,6 +462,7 @@ public final class QueryRouter {
             }
             // run as the client's statement (marking the transaction first would prepend a
             // second BEGIN as the lease's setup step)
+            session.diagnosticsEffect(DiagnosticsEffect.of(digest));
             session.run(home, packet, Response.RESULT_SET, facts.effects(), false);
             if (onHome.beginsTransaction()) {
                 session.transaction().started(digest.sql());
@@ -483,6 +486,7 @@ public final class QueryRouter {
             BackendLease on = session.leases().find(end.hostgroup());
             home.writing(); // read-your-writes counts from the end of the transaction
             on.writing();
+            session.diagnosticsEffect(DiagnosticsEffect.of(digest));
             session.run(on, packet, Response.RESULT_SET, facts.effects(), false);
         } else if (decision instanceof Decision.EndEverywhere end) {
             session.transaction().savepointStatement(digest.text());
