@@ -320,7 +320,9 @@ public final class QueryRouter {
             session.reply(
                     1,
                     Errors.notSupported("SHOW WARNINGS/ERRORS, @@warning_count or GET DIAGNOSTICS after a statement"
-                            + " that ran on several shards or that the router answered itself"));
+                            + " that ran on several shards, that the router answered itself or whose connection"
+                            + " was lost (statements since then that raised nothing and used no table keep them,"
+                            + " as may statements the router cannot classify)"));
             return;
         }
         BackendLease home = session.home();
