@@ -164,6 +164,29 @@ class DiagnosticsAcrossConnectionsIT {
                 .isEqualTo(direct);
     }
 
+    /**
+     * {@code @@warning_count} beside other items is no diagnostics statement: it runs where the
+     * statement is routed, so it reads the counts only where they are, and is refused elsewhere.
+     */
+    @ParameterizedTest(name = "{0} multiplexing={1}")
+    @MethodSource("clients")
+    void countsBesideOtherItemsAreReadOnlyWhereTheyAre(Driver driver, boolean multiplexing) throws Exception {
+        List<String> here = List.of("SELECT 1/0", "SELECT @@warning_count, 1", "SELECT @@warning_count, 2");
+        List<String> direct = play(direct(driver), here);
+        assertThat(direct)
+                .containsExactly(
+                        "SELECT 1/0: rows", "SELECT @@warning_count, 1: 1|1", "SELECT @@warning_count, 2: 1|2");
+        assertThat(play(proxied(driver, multiplexing), here)).isEqualTo(direct);
+
+        List<String> elsewhere = List.of(FAR_WARNING, "SELECT 1", "SELECT @@warning_count, 1");
+        assertThat(play(direct(driver), elsewhere)).endsWith("SELECT @@warning_count, 1: 1|1");
+        assertThat(play(proxied(driver, multiplexing), elsewhere)).endsWith("SELECT @@warning_count, 1: ERR 1235");
+
+        List<String> scattered = List.of(SCATTER_WARNING, "SELECT @@warning_count, 1");
+        assertThat(play(direct(driver), scattered)).endsWith("SELECT @@warning_count, 1: 1|1");
+        assertThat(play(proxied(driver, multiplexing), scattered)).endsWith("SELECT @@warning_count, 1: ERR 1235");
+    }
+
     /** A call of a stored function may empty the area unseen: the warnings elsewhere are refused, not guessed. */
     @ParameterizedTest(name = "{0} multiplexing={1}")
     @MethodSource("clients")

@@ -59,6 +59,11 @@ public final class QueryRouter {
     private final SessionView view;
     private final MoveWait moveWait;
 
+    /** Why a statement reading {@code @@warning_count} / {@code @@error_count} among other things is refused. */
+    private static final String COUNTS_ELSEWHERE = "@@warning_count or @@error_count in a statement that runs on"
+            + " another backend connection than the one holding the previous statement's diagnostics, on several"
+            + " shards, or after a statement whose diagnostics no server session holds";
+
     public QueryRouter(SessionPort session) {
         this.session = session;
         this.view = new LiveSessionView(session);
@@ -209,7 +214,7 @@ public final class QueryRouter {
             single(packet, single, facts);
         } else if (decision instanceof Decision.Scatter scatter) {
             packet.release();
-            scatter(scatter);
+            scatter(scatter, facts.digest());
         } else if (decision instanceof Decision.Refuse refuse) {
             packet.release();
             session.reply(1, Errors.of(refuse));
@@ -275,6 +280,11 @@ public final class QueryRouter {
                 session.reply(1, refusal);
                 return;
             }
+        }
+        if (facts.digest().has(Mark.DIAGNOSTICS_COUNT) && !session.leases().diagnosticsReadableOn(lease)) {
+            packet.release();
+            session.reply(1, Errors.notSupported(COUNTS_ELSEWHERE));
+            return;
         }
         if (decision.multiplexOff()) {
             lease.pin(EnumSet.of(PinReason.QUERY_RULE));
@@ -415,7 +425,11 @@ public final class QueryRouter {
     }
 
     /** Runs the statement on several hostgroups and merges the results. */
-    private void scatter(Decision.Scatter decision) {
+    private void scatter(Decision.Scatter decision, Digest digest) {
+        if (digest.has(Mark.DIAGNOSTICS_COUNT)) {
+            session.reply(1, Errors.notSupported(COUNTS_ELSEWHERE)); // each shard would read its own
+            return;
+        }
         session.leases().diagnosticsUnknown(); // each shard holds its part of the warnings
         if (decision.writes()) {
             decision.targets().targets().forEach(t -> {
@@ -461,6 +475,11 @@ public final class QueryRouter {
                     ImplicitCommit.run(session, open, () -> begin(packet, facts), packet::release);
                     return;
                 }
+            }
+            if (digest.has(Mark.DIAGNOSTICS_COUNT) && !session.leases().diagnosticsReadableOn(home)) {
+                packet.release();
+                session.reply(1, Errors.notSupported(COUNTS_ELSEWHERE));
+                return;
             }
             // run as the client's statement (marking the transaction first would prepend a
             // second BEGIN as the lease's setup step)

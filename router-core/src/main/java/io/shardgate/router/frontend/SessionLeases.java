@@ -229,6 +229,16 @@ public final class SessionLeases {
         return diagnosticsUnknown;
     }
 
+    /**
+     * Whether a statement on {@code lease} reads the session's warning and error counts
+     * ({@code @@warning_count} beside other things): not when they are unknown or held by another
+     * connection, where that lease's server session has other counts.
+     */
+    public boolean diagnosticsReadableOn(BackendLease lease) {
+        BackendLease holder = diagnosticsHolder();
+        return !diagnosticsUnknown && (holder == null || holder == lease);
+    }
+
     /** The lease whose connection holds the last statement's warnings or error, or null. */
     public BackendLease diagnosticsHolder() {
         for (BackendLease lease : leases) {
