@@ -298,7 +298,7 @@ public final class QueryRouter {
             send = new Packet(packet.sequenceId(), payload);
             packet.release();
         }
-        session.diagnosticsEffect(DiagnosticsEffect.of(facts.digest()));
+        session.diagnosticsEffect(diagnosticsEffect(facts.digest()));
         session.run(lease, send, Response.RESULT_SET, facts.effects(), facts.insert(), decision.reads());
     }
 
@@ -424,6 +424,18 @@ public final class QueryRouter {
                 });
     }
 
+    /**
+     * What the statement of {@code digest} does to the diagnostics area, as {@link
+     * io.shardgate.router.frontend.SessionLeases} needs it at its end: only while earlier warnings are
+     * held by a connection or unknown does it matter, so the common statement skips the scan.
+     */
+    private DiagnosticsEffect diagnosticsEffect(Digest digest) {
+        SessionLeases leases = session.leases();
+        return leases.diagnosticsLost() || leases.diagnosticsHolder() != null
+                ? DiagnosticsEffect.of(digest)
+                : DiagnosticsEffect.UNSURE;
+    }
+
     /** Runs the statement on several hostgroups and merges the results. */
     private void scatter(Decision.Scatter decision, Digest digest) {
         if (digest.has(Mark.DIAGNOSTICS_COUNT)) {
@@ -483,7 +495,7 @@ public final class QueryRouter {
             }
             // run as the client's statement (marking the transaction first would prepend a
             // second BEGIN as the lease's setup step)
-            session.diagnosticsEffect(DiagnosticsEffect.of(digest));
+            session.diagnosticsEffect(diagnosticsEffect(digest));
             session.run(home, packet, Response.RESULT_SET, facts.effects(), false);
             if (onHome.beginsTransaction()) {
                 session.transaction().started(digest.sql());
@@ -507,7 +519,7 @@ public final class QueryRouter {
             BackendLease on = session.leases().find(end.hostgroup());
             home.writing(); // read-your-writes counts from the end of the transaction
             on.writing();
-            session.diagnosticsEffect(DiagnosticsEffect.of(digest));
+            session.diagnosticsEffect(diagnosticsEffect(digest));
             session.run(on, packet, Response.RESULT_SET, facts.effects(), false);
         } else if (decision instanceof Decision.EndEverywhere end) {
             session.transaction().savepointStatement(digest.text());
