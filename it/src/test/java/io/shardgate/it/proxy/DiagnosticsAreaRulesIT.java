@@ -80,6 +80,7 @@ class DiagnosticsAreaRulesIT {
                 "SELECT EXTRACT(YEAR FROM NOW())",
                 "SELECT TRIM(LEADING 'a' FROM 'ab')",
                 "SELECT SUBSTRING('abc' FROM 2)",
+                "SELECT MID('abc' FROM 2 FOR 1)",
                 "SELECT (SELECT 1)",
                 "SELECT 1 UNION ALL SELECT 2 FROM DUAL",
                 "SELECT IF(1, 2, 3), LEFT('ab', 1)",

@@ -85,6 +85,7 @@ public final class BuiltinFunctions {
             "LTRIM",
             "MAX",
             "MD5",
+            "MID",
             "MIN",
             "MINUTE",
             "MONTH",

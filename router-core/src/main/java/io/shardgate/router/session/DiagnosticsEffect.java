@@ -41,7 +41,8 @@ public enum DiagnosticsEffect {
     private static final Set<String> TABLE_STATEMENTS = Set.of("INSERT", "REPLACE", "UPDATE", "DELETE");
 
     /** Functions whose arguments hold a FROM that is no table clause ({@code EXTRACT(YEAR FROM d)}). */
-    private static final Set<String> FROM_FUNCTIONS = Set.of("EXTRACT", "TRIM", "SUBSTRING", "SUBSTR", "OVERLAY");
+    private static final Set<String> FROM_FUNCTIONS =
+            Set.of("EXTRACT", "TRIM", "SUBSTRING", "SUBSTR", "MID", "OVERLAY");
 
     /** Words of SET that reach beyond the session's variables (accounts, roles, global state). */
     private static final Set<String> SET_BEYOND_SESSION =
@@ -74,7 +75,7 @@ public enum DiagnosticsEffect {
         return expressions(tokens, first);
     }
 
-    /** USE db, BEGIN [WORK], START TRANSACTION ..., COMMIT ..., ROLLBACK [TO x], SAVEPOINT x: words only. */
+    /** USE db, BEGIN [WORK], START TRANSACTION ..., COMMIT ..., ROLLBACK [WORK], SAVEPOINT x: words only. */
     private static boolean plain(List<Token> tokens) {
         for (Token t : tokens) {
             if (t.kind() != Lexer.Kind.WORD && t.kind() != Lexer.Kind.QUOTED_IDENTIFIER) {
@@ -85,6 +86,9 @@ public enum DiagnosticsEffect {
         if (first.equals("BEGIN")) { // not BEGIN NOT ATOMIC, a compound statement
             return tokens.size() == 1
                     || (tokens.size() == 2 && tokens.get(1).upper().equals("WORK"));
+        }
+        if (first.equals("ROLLBACK")) { // not ROLLBACK TO SAVEPOINT: not checked against MariaDB
+            return tokens.stream().noneMatch(t -> t.upper().equals("TO"));
         }
         return !first.equals("START")
                 || (tokens.size() > 1 && tokens.get(1).upper().equals("TRANSACTION"));

@@ -47,6 +47,7 @@ class DiagnosticsEffectTest {
                 "SELECT EXTRACT(YEAR FROM NOW())",
                 "SELECT TRIM(LEADING 'a' FROM 'ab')",
                 "SELECT SUBSTRING('abc' FROM 2)",
+                "SELECT MID('abc' FROM 2 FOR 1)",
                 "SELECT (SELECT 1)",
                 "SELECT 1 UNION ALL SELECT 2 FROM DUAL",
                 "SELECT IF(1, 2, 3), LEFT('ab', 1)",
@@ -96,6 +97,7 @@ class DiagnosticsEffectTest {
                 "SET @@global.max_connections = 10",
                 "SET ROLE r",
                 "XA START 'x'",
+                "ROLLBACK TO SAVEPOINT a",
                 // what the digest does not read, or several statements
                 "SELECT 1 /*M! FROM t */",
                 "SET STATEMENT max_statement_time = 1 FOR SELECT 1",
