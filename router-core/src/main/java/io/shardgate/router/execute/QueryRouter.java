@@ -20,6 +20,7 @@ import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.routing.StatementFacts;
 import io.shardgate.router.routing.StatementRouter;
 import io.shardgate.router.session.ConnectionIdCall;
+import io.shardgate.router.session.DiagnosticsEffect;
 import io.shardgate.router.session.DiagnosticsStatement;
 import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.PinReason;
@@ -58,6 +59,11 @@ public final class QueryRouter {
     private final SessionPort session;
     private final SessionView view;
     private final MoveWait moveWait;
+
+    /** Why a statement reading {@code @@warning_count} / {@code @@error_count} among other things is refused. */
+    private static final String COUNTS_ELSEWHERE = "@@warning_count or @@error_count in a statement that runs on"
+            + " another backend connection than the one holding the previous statement's diagnostics, on several"
+            + " shards, or after a statement whose diagnostics no server session holds";
 
     public QueryRouter(SessionPort session) {
         this.session = session;
@@ -217,7 +223,7 @@ public final class QueryRouter {
             single(packet, single, facts);
         } else if (decision instanceof Decision.Scatter scatter) {
             packet.release();
-            scatter(scatter);
+            scatter(scatter, facts.digest());
         } else if (decision instanceof Decision.Refuse refuse) {
             packet.release();
             session.reply(1, Errors.of(refuse));
@@ -284,6 +290,11 @@ public final class QueryRouter {
                 return;
             }
         }
+        if (facts.digest().has(Mark.DIAGNOSTICS_COUNT) && !session.leases().diagnosticsReadableOn(lease)) {
+            packet.release();
+            session.reply(1, Errors.notSupported(COUNTS_ELSEWHERE));
+            return;
+        }
         if (decision.multiplexOff()) {
             lease.pin(EnumSet.of(PinReason.QUERY_RULE));
         }
@@ -296,6 +307,7 @@ public final class QueryRouter {
             send = new Packet(packet.sequenceId(), payload);
             packet.release();
         }
+        session.diagnosticsEffect(diagnosticsEffect(facts.digest()));
         session.run(lease, send, Response.RESULT_SET, facts.effects(), facts.insert(), decision.reads());
     }
 
@@ -318,7 +330,7 @@ public final class QueryRouter {
             }
         }
         if (holder != null) {
-            session.diagnosticsStatement();
+            session.diagnosticsEffect(DiagnosticsEffect.READS);
             session.run(holder, packet, Response.RESULT_SET, effects, false);
             return;
         }
@@ -327,14 +339,16 @@ public final class QueryRouter {
             session.reply(
                     1,
                     Errors.notSupported("SHOW WARNINGS/ERRORS, @@warning_count or GET DIAGNOSTICS after a statement"
-                            + " that ran on several shards or that the router answered itself"));
+                            + " that ran on several shards, that the router answered itself or whose connection"
+                            + " was lost (statements since then that raised nothing and used no table keep them,"
+                            + " as may statements the router cannot classify)"));
             return;
         }
         BackendLease home = session.home();
         if (!effects.pins().isEmpty()) {
             home.pin(effects.pins());
         }
-        session.diagnosticsStatement();
+        session.diagnosticsEffect(DiagnosticsEffect.READS);
         session.withConnection(
                 home,
                 packet,
@@ -389,7 +403,7 @@ public final class QueryRouter {
         if (!effects.pins().isEmpty()) {
             lease.pin(effects.pins());
         }
-        session.diagnosticsStatement();
+        session.diagnosticsEffect(DiagnosticsEffect.READS);
         session.withConnection(
                 lease, rewritten, connection -> runThenSend(lease, connection, before, 0, rewritten, effects), false);
     }
@@ -419,8 +433,24 @@ public final class QueryRouter {
                 });
     }
 
+    /**
+     * What the statement of {@code digest} does to the diagnostics area, as {@link
+     * io.shardgate.router.frontend.SessionLeases} needs it at its end: only while earlier warnings are
+     * held by a connection or unknown does it matter, so the common statement skips the scan.
+     */
+    private DiagnosticsEffect diagnosticsEffect(Digest digest) {
+        SessionLeases leases = session.leases();
+        return leases.diagnosticsLost() || leases.diagnosticsHolder() != null
+                ? DiagnosticsEffect.of(digest)
+                : DiagnosticsEffect.UNSURE;
+    }
+
     /** Runs the statement on several hostgroups and merges the results. */
-    private void scatter(Decision.Scatter decision) {
+    private void scatter(Decision.Scatter decision, Digest digest) {
+        if (digest.has(Mark.DIAGNOSTICS_COUNT)) {
+            session.reply(1, Errors.notSupported(COUNTS_ELSEWHERE)); // each shard would read its own
+            return;
+        }
         session.leases().diagnosticsUnknown(); // each shard holds its part of the warnings
         if (decision.writes()) {
             decision.targets().targets().forEach(t -> {
@@ -467,8 +497,14 @@ public final class QueryRouter {
                     return;
                 }
             }
+            if (digest.has(Mark.DIAGNOSTICS_COUNT) && !session.leases().diagnosticsReadableOn(home)) {
+                packet.release();
+                session.reply(1, Errors.notSupported(COUNTS_ELSEWHERE));
+                return;
+            }
             // run as the client's statement (marking the transaction first would prepend a
             // second BEGIN as the lease's setup step)
+            session.diagnosticsEffect(diagnosticsEffect(digest));
             session.run(home, packet, Response.RESULT_SET, facts.effects(), false);
             if (onHome.beginsTransaction()) {
                 session.transaction().started(digest.sql());
@@ -492,6 +528,7 @@ public final class QueryRouter {
             BackendLease on = session.leases().find(end.hostgroup());
             home.writing(); // read-your-writes counts from the end of the transaction
             on.writing();
+            session.diagnosticsEffect(diagnosticsEffect(digest));
             session.run(on, packet, Response.RESULT_SET, facts.effects(), false);
         } else if (decision instanceof Decision.EndEverywhere end) {
             session.transaction().savepointStatement(digest.text());

@@ -16,6 +16,7 @@ import io.shardgate.router.net.PacketWriter;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.DiagnosticsEffect;
 import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.SessionVariables;
@@ -233,8 +234,8 @@ final class ClientSession implements SessionPort {
     }
 
     @Override
-    public void diagnosticsStatement() {
-        command.diagnosticsStatement();
+    public void diagnosticsEffect(DiagnosticsEffect effect) {
+        command.diagnosticsEffect(effect);
     }
 
     @Override

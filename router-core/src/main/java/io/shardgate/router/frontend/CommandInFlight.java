@@ -12,6 +12,7 @@ import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.lease.DiagnosticsHold;
 import io.shardgate.router.lease.LeaseOwner;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.DiagnosticsEffect;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.StatementEffects;
@@ -52,8 +53,11 @@ final class CommandInFlight implements LeaseOwner {
     private StatementEffects effects = StatementEffects.NONE;
 
     private boolean insert;
-    /** The command in flight only reads the diagnostics area (see {@link SessionPort#diagnosticsStatement}). */
-    private boolean diagnostics;
+    /**
+     * What the command in flight does to the diagnostics area when it raises nothing (see {@link
+     * SessionPort#diagnosticsEffect}); UNSURE unless the router said otherwise before running it.
+     */
+    private DiagnosticsEffect area = DiagnosticsEffect.UNSURE;
     /**
      * The client's command from {@link #withConnection} until it is written to a backend (which
      * releases it) or answered: one reference owned here rather than by the callbacks of the
@@ -120,8 +124,8 @@ final class CommandInFlight implements LeaseOwner {
         c.channel().writeAndFlush(packet, c.channel().voidPromise());
     }
 
-    void diagnosticsStatement() {
-        diagnostics = true;
+    void diagnosticsEffect(DiagnosticsEffect effect) {
+        area = effect;
     }
 
     /** See {@link SessionPort#run(BackendLease, Packet, Response, StatementEffects, boolean, boolean)}. */
@@ -225,7 +229,7 @@ final class CommandInFlight implements LeaseOwner {
 
     /** See {@link SessionPort#fail}. */
     void fail(ErrPacket error) {
-        diagnostics = false;
+        area = DiagnosticsEffect.UNSURE;
         releaseUnsent();
         busy = false;
         session.statement().ended(true);
@@ -350,10 +354,12 @@ final class CommandInFlight implements LeaseOwner {
         retry.drop();
         BackendLease lease = active;
         PooledConnection connection = lease.current();
-        boolean diagnosticsStatement = diagnostics;
-        diagnostics = false;
+        DiagnosticsEffect effect = area;
+        area = DiagnosticsEffect.UNSURE;
         int warnings = connection != null ? connection.relay().warnings() : 0;
-        Boolean hold = DiagnosticsHold.after(diagnosticsStatement, lease.holdsDiagnostics(), error, warnings);
+        boolean raised = error || warnings > 0;
+        Boolean hold =
+                DiagnosticsHold.after(effect == DiagnosticsEffect.READS, lease.holdsDiagnostics(), error, warnings);
         long insertId = connection != null ? connection.relay().insertId() : 0;
         long rows = connection != null ? connection.relay().rows() : 0;
         long affected = connection != null ? connection.relay().affectedRows() : 0;
@@ -367,8 +373,18 @@ final class CommandInFlight implements LeaseOwner {
         if (hold == null && connection != null) {
             // the statement raised nothing, but one without tables leaves the earlier warnings
             // in place: ask the server (the next command waits, as the command is not over)
-            IntConsumer counted = count ->
-                    finish(statusFlags, error, count > 0, count < 0, insertId, rows, affected, rowCount, epoch);
+            IntConsumer counted = count -> finish(
+                    statusFlags,
+                    error,
+                    count > 0,
+                    count < 0,
+                    insertId,
+                    rows,
+                    affected,
+                    rowCount,
+                    epoch,
+                    raised,
+                    effect);
             warningsCounted = counted;
             lease.countWarnings(count -> {
                 warningsCounted = null;
@@ -376,7 +392,18 @@ final class CommandInFlight implements LeaseOwner {
             });
             return;
         }
-        finish(statusFlags, error, hold != null && hold, false, insertId, rows, affected, rowCount, epoch);
+        finish(
+                statusFlags,
+                error,
+                hold != null && hold,
+                false,
+                insertId,
+                rows,
+                affected,
+                rowCount,
+                epoch,
+                raised,
+                effect);
     }
 
     /** Whether the command waits only for the router's warning count after its answered response. */
@@ -403,7 +430,9 @@ final class CommandInFlight implements LeaseOwner {
             long rows,
             long affected,
             long rowCount,
-            long epoch) {
+            long epoch,
+            boolean raised,
+            DiagnosticsEffect effect) {
         StatementEffects effects = this.effects;
         this.effects = StatementEffects.NONE;
         prepared.commandFinished();
@@ -432,7 +461,7 @@ final class CommandInFlight implements LeaseOwner {
         } else {
             session.statement().ended(error);
         }
-        session.leases().statementEnded(lease);
+        session.leases().statementEnded(lease, raised, effect);
         if (diagnosticsLost) {
             session.leases().diagnosticsUnknown(); // before the next command runs (drain below)
         }

@@ -6,6 +6,7 @@ import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.routing.Hostgroups;
+import io.shardgate.router.session.DiagnosticsEffect;
 import io.shardgate.router.session.PinReason;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -32,7 +33,8 @@ public final class SessionLeases {
     private BackendLease last;
     /**
      * The last statement's diagnostics are nowhere to read: it ran on several shards or the router
-     * answered it (cache, refusal, its own error), so SHOW WARNINGS is refused rather than guessed.
+     * answered it (cache, refusal, its own error), or its connection was lost, so SHOW WARNINGS is
+     * refused rather than guessed. Only a statement that certainly replaces the area ends it.
      */
     private boolean diagnosticsUnknown;
 
@@ -185,14 +187,35 @@ public final class SessionLeases {
         leases.forEach(l -> l.kind(kind));
     }
 
-    /** A statement ended on {@code on}: the diagnostics other connections hold are no longer the session's. */
-    void statementEnded(BackendLease on) {
-        diagnosticsUnknown = false;
+    /**
+     * A statement ended on {@code on}, {@code raised} a condition or not: whether the diagnostics
+     * another connection holds, or the unknown state, are still the session's ({@link DiagnosticsArea}).
+     */
+    void statementEnded(BackendLease on, boolean raised, DiagnosticsEffect effect) {
+        boolean heldElsewhere = false;
         for (BackendLease lease : leases) {
-            if (lease != on) {
-                lease.endDiagnosticsHold();
-            }
+            heldElsewhere |= lease != on && lease.holdsDiagnostics();
         }
+        switch (DiagnosticsArea.after(heldElsewhere, raised, effect)) {
+            case UNCHANGED -> {}
+            case STATEMENTS -> {
+                diagnosticsUnknown = false;
+                for (BackendLease lease : leases) {
+                    if (lease != on) {
+                        lease.endDiagnosticsHold();
+                    }
+                }
+            }
+            case UNKNOWN -> diagnosticsUnknown();
+        }
+    }
+
+    /**
+     * COM_RESET_CONNECTION or COM_CHANGE_USER: the server session, and its diagnostics area, start
+     * over (the holds ended with {@link #clearStickyPins}).
+     */
+    void diagnosticsStartOver() {
+        diagnosticsUnknown = false;
     }
 
     /** The statement in progress leaves diagnostics no single server session holds. */
@@ -204,6 +227,16 @@ public final class SessionLeases {
     /** True when the last statement's diagnostics cannot be shown (see {@link #diagnosticsUnknown()}). */
     public boolean diagnosticsLost() {
         return diagnosticsUnknown;
+    }
+
+    /**
+     * Whether a statement on {@code lease} reads the session's warning and error counts
+     * ({@code @@warning_count} beside other things): not when they are unknown or held by another
+     * connection, where that lease's server session has other counts.
+     */
+    public boolean diagnosticsReadableOn(BackendLease lease) {
+        BackendLease holder = diagnosticsHolder();
+        return !diagnosticsUnknown && (holder == null || holder == lease);
     }
 
     /** The lease whose connection holds the last statement's warnings or error, or null. */

@@ -11,6 +11,7 @@ import io.shardgate.router.config.UserConfig;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.DiagnosticsEffect;
 import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.SessionVariables;
@@ -178,10 +179,12 @@ public interface SessionPort {
     void reply(int sequenceId, OkPacket ok);
 
     /**
-     * The command about to run only reads the diagnostics area (SHOW WARNINGS...): its end keeps
-     * the connection's diagnostics hold as it was (see {@link DiagnosticsHold}).
+     * What the command about to run does to the diagnostics area when it raises nothing: READS (SHOW
+     * WARNINGS...) keeps the connection's hold as it was (see {@link DiagnosticsHold}); CLEARS and
+     * KEEPS say whether the warnings another connection holds, or the unknown state, stay the
+     * session's (see {@link DiagnosticsArea}). Unsaid, a command is UNSURE.
      */
-    void diagnosticsStatement();
+    void diagnosticsEffect(DiagnosticsEffect effect);
 
     /** Answers with {@code error}: counted, and the command's result-cache fill abandoned. */
     void reply(int sequenceId, ErrPacket error);

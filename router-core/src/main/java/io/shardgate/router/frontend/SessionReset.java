@@ -14,6 +14,7 @@ import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.login.ClientAuthentication;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.DiagnosticsEffect;
 import io.shardgate.router.session.SessionVariables;
 import io.shardgate.router.session.StatementEffects;
 
@@ -67,6 +68,7 @@ final class SessionReset {
     /** COM_RESET_CONNECTION; takes ownership of {@code packet}. */
     void resetConnection(Packet packet) {
         session.leases().clearStickyPins();
+        session.leases().diagnosticsStartOver();
         prepared.clear();
         state.startOver(state.user(), state.desired().schema());
         BackendLease home = session.home();
@@ -84,6 +86,7 @@ final class SessionReset {
         PooledConnection c = home.current();
         c.state(SessionVariables.initial(c.state().schema()));
         c.forgetStatements();
+        session.diagnosticsEffect(DiagnosticsEffect.CLEARS); // the server session starts over
         session.run(home, packet, Response.SINGLE, StatementEffects.NONE, false);
     }
 
@@ -115,6 +118,7 @@ final class SessionReset {
         String schema =
                 request.schema() != null && !request.schema().isEmpty() ? request.schema() : newUser.defaultSchema();
         session.leases().clearStickyPins();
+        session.leases().diagnosticsStartOver();
         Capabilities capabilities = session.capabilities();
         session.leases()
                 .kind(new ConnectionKind(

@@ -1,5 +1,6 @@
 package io.shardgate.router.twophase;
 
+import io.shardgate.router.session.BuiltinFunctions;
 import io.shardgate.sharding.digest.Digest;
 import java.util.Locale;
 import java.util.Set;
@@ -8,159 +9,13 @@ import java.util.Set;
  * Whether a statement of a two_phase transaction is known to change no data on its shard, so that
  * a branch which ran only such statements needs no second phase (see docs/transactions.md). Only
  * what is proven a read counts: SELECT (also FOR UPDATE / LOCK IN SHARE MODE: locks, no change),
- * SHOW, DESCRIBE and SET, each a single statement calling no function outside {@link #BUILTINS} —
+ * SHOW, DESCRIBE and SET, each a single statement calling no function outside {@link BuiltinFunctions} —
  * a stored function called from a SELECT may write. Everything else is a write: INSERT, UPDATE,
  * DELETE, REPLACE, DDL, CALL, DO, LOAD DATA, HANDLER, multi-statements and any statement not known.
  * A pure function of the digest.
  */
 public final class ReadOnlyStatement {
     private static final Set<String> FIRST_WORDS = Set.of("SELECT", "SHOW", "DESCRIBE", "DESC", "SET");
-
-    /**
-     * Built-in functions (upper case) that change no data. Reserved words followed by {@code (}
-     * (IN, EXISTS, IF, CHAR, LEFT, REPLACE...) are syntax or built-ins already: a stored function
-     * cannot have such a name unquoted.
-     */
-    static final Set<String> BUILTINS = Set.of(
-            "ABS",
-            "ADDDATE",
-            "ADDTIME",
-            "AVG",
-            "BIT_AND",
-            "BIT_COUNT",
-            "BIT_LENGTH",
-            "BIT_OR",
-            "BIT_XOR",
-            "CAST",
-            "CEIL",
-            "CEILING",
-            "CHAR_LENGTH",
-            "CHARACTER_LENGTH",
-            "COALESCE",
-            "CONCAT",
-            "CONCAT_WS",
-            "CONNECTION_ID",
-            "COUNT",
-            "CRC32",
-            "CUME_DIST",
-            "CURDATE",
-            "CURTIME",
-            "DATE",
-            "DATE_ADD",
-            "DATE_FORMAT",
-            "DATE_SUB",
-            "DATEDIFF",
-            "DAY",
-            "DAYNAME",
-            "DAYOFMONTH",
-            "DAYOFWEEK",
-            "DAYOFYEAR",
-            "DENSE_RANK",
-            "EXP",
-            "EXTRACT",
-            "FIELD",
-            "FIND_IN_SET",
-            "FIRST_VALUE",
-            "FLOOR",
-            "FORMAT",
-            "FOUND_ROWS",
-            "FROM_UNIXTIME",
-            "GREATEST",
-            "GROUP_CONCAT",
-            "HEX",
-            "HOUR",
-            "IFNULL",
-            "INSTR",
-            "ISNULL",
-            "JSON_ARRAY",
-            "JSON_CONTAINS",
-            "JSON_EXTRACT",
-            "JSON_LENGTH",
-            "JSON_OBJECT",
-            "JSON_UNQUOTE",
-            "JSON_VALUE",
-            "LAG",
-            "LAST_DAY",
-            "LAST_INSERT_ID",
-            "LAST_VALUE",
-            "LCASE",
-            "LEAD",
-            "LEAST",
-            "LENGTH",
-            "LN",
-            "LOCATE",
-            "LOG",
-            "LOG10",
-            "LOG2",
-            "LOWER",
-            "LPAD",
-            "LTRIM",
-            "MAX",
-            "MD5",
-            "MIN",
-            "MINUTE",
-            "MONTH",
-            "MONTHNAME",
-            "NOW",
-            "NTILE",
-            "NULLIF",
-            "PERCENT_RANK",
-            "POSITION",
-            "POW",
-            "POWER",
-            "QUARTER",
-            "RAND",
-            "RANK",
-            "REVERSE",
-            "ROUND",
-            "ROW_COUNT",
-            "ROW_NUMBER",
-            "RPAD",
-            "RTRIM",
-            "SECOND",
-            "SHA1",
-            "SHA2",
-            "SIGN",
-            "SPACE",
-            "SQRT",
-            "STD",
-            "STDDEV",
-            "STDDEV_POP",
-            "STDDEV_SAMP",
-            "STR_TO_DATE",
-            "STRCMP",
-            "SUBDATE",
-            "SUBSTR",
-            "SUBSTRING",
-            "SUBSTRING_INDEX",
-            "SUM",
-            "SYSDATE",
-            "TIME",
-            "TIME_FORMAT",
-            "TIMEDIFF",
-            "TIMESTAMP",
-            "TIMESTAMPADD",
-            "TIMESTAMPDIFF",
-            "TO_DAYS",
-            "TRIM",
-            "TRUNCATE",
-            "UCASE",
-            "UNHEX",
-            "UNIX_TIMESTAMP",
-            "UPPER",
-            "UTC_DATE",
-            "UTC_TIME",
-            "UTC_TIMESTAMP",
-            "UUID",
-            "VAR_POP",
-            "VAR_SAMP",
-            "VARIANCE",
-            "VERSION",
-            "WEEK",
-            "WEEKDAY",
-            "WEEKOFYEAR",
-            "YEAR",
-            "YEARWEEK");
 
     private ReadOnlyStatement() {}
 
@@ -207,7 +62,8 @@ public final class ReadOnlyStatement {
                 if (followedByParenthesis(text, end)) {
                     String word = text.substring(i, end);
                     boolean known = !qualified
-                            && (Digest.isReservedWord(word) || BUILTINS.contains(word.toUpperCase(Locale.ROOT)));
+                            && (Digest.isReservedWord(word)
+                                    || BuiltinFunctions.contains(word.toUpperCase(Locale.ROOT)));
                     if (!known) {
                         return true;
                     }

@@ -12,6 +12,7 @@ import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.net.TextResultSet;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.session.DiagnosticsEffect;
 import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.SessionVariables;
@@ -212,8 +213,8 @@ final class RecordingSession implements SessionPort, SessionLifecycle {
     }
 
     @Override
-    public void diagnosticsStatement() {
-        calls.add("diagnosticsStatement");
+    public void diagnosticsEffect(DiagnosticsEffect effect) {
+        calls.add("diagnosticsEffect " + effect);
     }
 
     @Override
