@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.server.ServerStats;
+import org.apache.zookeeper.server.ZooKeeperServer;
 import org.apache.zookeeper.server.quorum.QuorumPeer;
 import org.apache.zookeeper.server.quorum.QuorumPeerConfig;
 import org.apache.zookeeper.server.quorum.QuorumPeerMain;
@@ -107,6 +109,16 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             }
         }
         return -1;
+    }
+
+    /**
+     * Member {@code index}'s client-port counters (packets received and sent, live client
+     * connections) since it started, or null while it does not serve clients.
+     */
+    public synchronized ServerStats stats(int index) {
+        QuorumPeer peer = members[index] == null ? null : members[index].peer();
+        ZooKeeperServer server = peer == null ? null : peer.getActiveServer();
+        return server == null ? null : server.serverStats();
     }
 
     /** Waits until some member leads; fails after {@code millis}. */
