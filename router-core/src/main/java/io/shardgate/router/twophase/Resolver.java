@@ -61,6 +61,12 @@ public final class Resolver implements AutoCloseable {
     private final Map<String, Long> firstSeen = new ConcurrentHashMap<>();
 
     private volatile List<InDoubt> unresolved = List.of();
+    /** Periods since this router's last pass while another router leads (resolver thread only). */
+    private int followerPeriods;
+
+    /** A router that does not lead lists in-doubt branches once in this many periods. */
+    static final int FOLLOWER_PERIODS = 15;
+
     private LeaderLatch latch;
 
     /** A prepared branch the last pass left as it was, and why. */
@@ -97,6 +103,13 @@ public final class Resolver implements AutoCloseable {
 
     private void scheduledPass() {
         try {
+            // a router that does not lead only lists what it sees (the admin views, the gauge): every
+            // FOLLOWER_PERIODS periods, not every period, as each pass logs in to every hostgroup's
+            // writer (a fleet of routers would multiply those logins; fleet-scale: 3,092/s for 20)
+            if (latch != null && !latch.hasLeadership() && ++followerPeriods < FOLLOWER_PERIODS) {
+                return;
+            }
+            followerPeriods = 0;
             pass(null, null);
         } catch (Exception | Error e) {
             log.warn("two-phase resolver pass failed: {}", e.toString());
