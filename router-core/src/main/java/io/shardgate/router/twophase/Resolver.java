@@ -106,14 +106,25 @@ public final class Resolver implements AutoCloseable {
             // a router that does not lead only lists what it sees (the admin views, the gauge): every
             // FOLLOWER_PERIODS periods, not every period, as each pass logs in to every hostgroup's
             // writer (a fleet of routers would multiply those logins; fleet-scale: 3,092/s for 20)
-            if (latch != null && !latch.hasLeadership() && ++followerPeriods < FOLLOWER_PERIODS) {
+            if (!passesThisPeriod(latch == null || latch.hasLeadership())) {
                 return;
             }
-            followerPeriods = 0;
             pass(null, null);
         } catch (Exception | Error e) {
             log.warn("two-phase resolver pass failed: {}", e.toString());
         }
+    }
+
+    /**
+     * Whether this period's pass runs: always while this router leads (or before it has asked),
+     * else once in {@link #FOLLOWER_PERIODS} periods. Resolver thread only.
+     */
+    boolean passesThisPeriod(boolean leads) {
+        if (leads || ++followerPeriods >= FOLLOWER_PERIODS) {
+            followerPeriods = 0;
+            return true;
+        }
+        return false;
     }
 
     /** The resolver as the HTTP endpoint reaches it ({@code /api/transactions}). */
