@@ -22,6 +22,7 @@ import io.shardgate.router.routing.StatementRouter;
 import io.shardgate.router.session.ConnectionIdCall;
 import io.shardgate.router.session.DiagnosticsStatement;
 import io.shardgate.router.session.KillStatement;
+import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.ProcesslistQuery;
@@ -286,6 +287,9 @@ public final class QueryRouter {
             EscapedText.write(payload.writeByte(Command.COM_QUERY.code()), sql, session.textCharset());
             send = new Packet(packet.sequenceId(), payload);
             packet.release();
+        }
+        if (LastInsertId.mayChange(facts.digest())) {
+            lease.settingLastInsertId(); // another client session must not read the value it leaves
         }
         session.run(lease, send, Response.RESULT_SET, facts.effects(), facts.insert(), decision.reads());
     }
