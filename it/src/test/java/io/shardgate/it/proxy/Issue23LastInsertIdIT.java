@@ -2,8 +2,12 @@ package io.shardgate.it.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardgate.protocol.type.Command;
 import io.shardgate.router.Shardgate;
 import io.shardgate.router.config.RouterConfig;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -24,6 +28,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @ExtendWith(ProxyClusterExtension.class)
 class Issue23LastInsertIdIT {
+    /** Before a statement of the parameters: run it with COM_STMT_PREPARE and COM_STMT_EXECUTE. */
+    private static final String PREPARED = "PREPARED ";
+
     private final ProxyCluster cluster;
 
     Issue23LastInsertIdIT(ProxyCluster shared) {
@@ -51,6 +58,9 @@ class Issue23LastInsertIdIT {
         "true, UPDATE i23_ids SET note = 'u' WHERE id = LAST_INSERT_ID(id) LIMIT 1",
         "true, CALL i23_add()",
         "false, CALL i23_add()",
+        "true, PREPARED CALL i23_add()",
+        "true, PREPARED SELECT LAST_INSERT_ID(7)",
+        "false, PREPARED SELECT LAST_INSERT_ID(7)",
     })
     void aNewSessionReadsNoLastInsertIdOfAnEarlierOne(boolean multiplexing, String earlier) throws Exception {
         Path dir = Files.createTempDirectory("shardgate-issue23-insert-id-");
@@ -87,10 +97,15 @@ class Issue23LastInsertIdIT {
     private static List<String> script(int port, String user, String password, String earlier) throws Exception {
         List<String> seen = new ArrayList<>();
         try (RawMySqlClient a = RawMySqlClient.loggedIn(port, user, password, ProxyCluster.SCHEMA)) {
-            a.sendCommand(RawMySqlClient.comQuery(earlier));
-            RawResults.readResponse(a, false);
-            // A's own server session holds an id now (asked on A's connection: the pool has one)
-            List<String> own = response(a, "SELECT LAST_INSERT_ID()");
+            if (earlier.startsWith(PREPARED)) {
+                prepareAndExecute(a, earlier.substring(PREPARED.length()));
+            } else {
+                a.sendCommand(RawMySqlClient.comQuery(earlier));
+                RawResults.readResponse(a, false);
+            }
+            // A's own server session holds an id now (asked on A's connection: the pool has one);
+            // @@identity, since a statement naming LAST_INSERT_ID would itself mark the connection
+            List<String> own = response(a, "SELECT @@identity");
             seen.add("A: " + (own.get(3).endsWith(":0130") ? "0" : "nonzero")); // the row: length 1, "0"
         }
         try (RawMySqlClient b = RawMySqlClient.loggedIn(port, user, password, ProxyCluster.SCHEMA)) {
@@ -98,6 +113,35 @@ class Issue23LastInsertIdIT {
             seen.add("B @@identity: " + response(b, "SELECT @@identity"));
         }
         return seen;
+    }
+
+    /**
+     * COM_STMT_PREPARE and COM_STMT_EXECUTE of {@code sql}, which takes no parameter: the
+     * execution's OK (a CALL's reports no insert id, whatever the procedure inserted) or binary
+     * result set (whose EOF reports none either).
+     */
+    private static void prepareAndExecute(RawMySqlClient c, String sql) throws Exception {
+        byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+        byte[] prepare = new byte[1 + text.length];
+        prepare[0] = (byte) Command.COM_STMT_PREPARE.code();
+        System.arraycopy(text, 0, prepare, 1, text.length);
+        c.sendCommand(prepare);
+        RawMySqlClient.RawPacket ok = c.readPacket();
+        assertThat(ok.isOk()).as("%s", ok).isTrue();
+        ByteBuffer prepareOk = ByteBuffer.wrap(ok.payload()).order(ByteOrder.LITTLE_ENDIAN);
+        int columns = prepareOk.getShort(5) & 0xFFFF;
+        assertThat(prepareOk.getShort(7)).as("no parameters").isZero();
+        for (int i = 0; i < (columns == 0 ? 0 : columns + 1); i++) {
+            c.readPacket(); // the column definitions and their EOF
+        }
+        ByteBuffer execute = ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN);
+        execute.put((byte) Command.COM_STMT_EXECUTE.code());
+        execute.putInt(prepareOk.getInt(1));
+        execute.put((byte) 0); // no cursor
+        execute.putInt(1); // iteration count
+        c.sendCommand(execute.array());
+        List<String> response = RawResults.readResponse(c, false);
+        assertThat(response).as("%s", sql).isNotEmpty().noneMatch(p -> p.contains(":ff"));
     }
 
     private static List<String> response(RawMySqlClient c, String sql) throws Exception {

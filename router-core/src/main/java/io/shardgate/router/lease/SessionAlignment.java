@@ -10,9 +10,9 @@ import java.util.List;
 /**
  * The commands that bring a borrowed connection's server session to the state a client session
  * asked for (SET replay): clear another session's diagnostics, reset when the connection's
- * assignments are not a prefix of the wanted ones (or else clear another session's LAST_INSERT_ID()),
- * change the schema, then the missing
- * assignments — one SET for all of them, except SET SESSION TRANSACTION, which cannot share one.
+ * assignments are not a prefix of the wanted ones (else clear another session's LAST_INSERT_ID()),
+ * change the schema, then the missing assignments — one SET for all of them, except SET SESSION
+ * TRANSACTION, which cannot share one.
  * A pure function of the two states; {@link BackendLease} sends the steps one after the other.
  *
  * @param steps the commands to send, in order; empty when the states already match
