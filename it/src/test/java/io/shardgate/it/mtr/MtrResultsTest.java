@@ -46,6 +46,49 @@ class MtrResultsTest {
         assertThat(results.summary()).startsWith("2 passed, 2 failed, 1 skipped, 1 disabled (Completed:");
     }
 
+    /** A failure's report as mariadb-test-run 10.11 printed it (issue 23, main.metadata through the router). */
+    private static final String FAILURE = String.join(
+            "\n",
+            "worker[01] Using MTR_BUILD_THREAD 300, with reserved ports 19000..19029",
+            "main.insert_update_autoinc-7150          [ pass ]     69",
+            "main.metadata                            [ fail ]",
+            "        Test ended at 2026-11-27 20:58:21",
+            "",
+            "--- /usr/share/mysql/mysql-test/main/metadata.result\t2026-09-18 08:08:08.000000000 +0000",
+            "+++ /usr/share/mysql/mysql-test/main/metadata.reject\t2026-11-27 20:58:21.641264121 +0000",
+            "@@ -528,7 +528,7 @@",
+            " LAST_INSERT_ID()",
+            "-0",
+            "+2",
+            " SELECT ROW_COUNT(), FOUND_ROWS();",
+            "",
+            "Result content mismatch",
+            "",
+            " - saving '/tmp/files/multiplexing-false/log/main.metadata/' to '/tmp/files/multiplexing-false/log/main.metadata/'",
+            "--------------------------------------------------------------------------",
+            "The servers were restarted 0 times",
+            "main.json_equals                         [ fail ]  timeout after 120 seconds",
+            "Completed: Failed 2/3 tests, 33.33% were successful.",
+            "Failing test(s): main.metadata main.json_equals",
+            "");
+
+    @Test
+    void keepsEachFailedTestsReportUpToTheRunnersNextLine() {
+        MtrResults results = MtrResults.parse(FAILURE);
+
+        assertThat(results.failures()).containsOnlyKeys("main.metadata", "main.json_equals");
+        assertThat(results.failure("main.metadata"))
+                .startsWith("main.metadata                            [ fail ]\n        Test ended at")
+                .contains("@@ -528,7 +528,7 @@\n LAST_INSERT_ID()\n-0\n+2\n", "Result content mismatch")
+                .endsWith("log/main.metadata/'")
+                .doesNotContain("servers were restarted");
+        assertThat(results.failure("main.json_equals"))
+                .as("a report that is its result line only, up to the closing line")
+                .isEqualTo("main.json_equals                         [ fail ]  timeout after 120 seconds");
+        assertThat(results.failure("main.insert_update_autoinc-7150")).contains("printed no report");
+        assertThat(MtrResults.parse(OUTPUT).failure("main.select")).endsWith("Test ended at 2026-11-27 05:45:18");
+    }
+
     @Test
     void aRunThatStoppedEarlySaysSo() {
         MtrResults results = MtrResults.parse("main.alias     [ pass ]  3\n");

@@ -17,6 +17,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,9 +67,10 @@ class MtrSubsetIT {
                         .orElseThrow(() -> new IllegalStateException("mariadb-test is installed but no mariadbd")))
                 .rootPassword("");
         mtrServerOptions(files).forEach(builder::arg);
+        MtrRunArchive archive = MtrRunArchive.startingNow();
         try (MariaDbServer server = builder.start()) {
             setUp(server);
-            MtrResults direct = run(runner, server.port(), files.resolve("direct"), tests, server);
+            MtrResults direct = run(runner, server.port(), files.resolve("direct"), tests, server, archive);
             List<String> report = new ArrayList<>();
             report.add("mtr main subset (" + tests.size() + " tests, " + (all ? "whole list" : selection) + ") against "
                     + server.binaries().mariadbd());
@@ -77,7 +79,12 @@ class MtrSubsetIT {
             for (boolean multiplexing : new boolean[] {true, false}) {
                 try (Shardgate router = Shardgate.start(RouterConfig.parse(routerYaml(server, multiplexing)))) {
                     MtrResults routed = run(
-                            runner, router.mysqlPort(), files.resolve("multiplexing-" + multiplexing), tests, server);
+                            runner,
+                            router.mysqlPort(),
+                            files.resolve("multiplexing-" + multiplexing),
+                            tests,
+                            server,
+                            archive);
                     MtrComparison comparison = MtrComparison.of(tests, direct, routed, differences);
                     comparisons.add(comparison);
                     report.add("  through Shardgate, multiplexing " + (multiplexing ? "on: " : "off:") + "  "
@@ -87,10 +94,12 @@ class MtrSubsetIT {
                     report.add("    known router differences that pass in this mode: " + comparison.fixed());
                     report.add(
                             "    intermittent differences that passed this time: " + comparison.passedIntermittent());
+                    report.addAll(failureReports(tests, direct, routed));
                 }
             }
             report.add("  not passing directly (left out of the comparison): "
                     + comparisons.get(0).failedDirectly());
+            report.add("  the runner's output and the failed tests' logs are kept in " + archive.root());
             String text = String.join("\n", report);
             LOG.info("\n{}", text);
             System.out.println(text);
@@ -110,6 +119,21 @@ class MtrSubsetIT {
                             MtrTestList.DIFFERENCES, text)
                     .isEmpty();
         }
+    }
+
+    /**
+     * The runner's report (the diff, or what stopped it) of each test that passes directly and
+     * not through the router, indented: a failure's cause must be readable from the build's log.
+     */
+    private static List<String> failureReports(List<String> tests, MtrResults direct, MtrResults routed) {
+        List<String> lines = new ArrayList<>();
+        for (String test : tests) {
+            if (direct.outcome(test) == Outcome.PASS && routed.outcome(test) != Outcome.PASS) {
+                lines.add("    " + test + " through the router (" + routed.outcome(test) + "):");
+                routed.failure(test).lines().forEach(line -> lines.add("      | " + line));
+            }
+        }
+        return lines;
     }
 
     /** Runs {@code mtr/setup.sql}: statements separated by lines holding only {@code //}. */
@@ -169,10 +193,12 @@ class MtrSubsetIT {
      * Runs {@code tests} against {@code port} (the server's or a router's). Before each test a
      * wrapper around {@code mariadb-test} calls {@code mtr.reset_for_test()} directly on the server
      * ({@code mtr/setup.sql}), as mtr's own server restart after a failure would: one failing test
-     * must not fail the ones after it.
+     * must not fail the ones after it. The output is kept in {@code archive}.
      */
-    private static MtrResults run(Path runner, int port, Path vardir, List<String> tests, MariaDbServer server)
+    private static MtrResults run(
+            Path runner, int port, Path vardir, List<String> tests, MariaDbServer server, MtrRunArchive archive)
             throws Exception {
+        Instant started = Instant.now().minusSeconds(1); // file times may be coarser than the clock
         Files.createDirectories(vardir);
         Path wrapper = vardir.resolve("mariadb-test");
         Files.writeString(
@@ -213,7 +239,15 @@ class MtrSubsetIT {
                 Path.of("/dev/null"),
                 runner.getParent());
         Files.writeString(vardir.resolve("mtr-output.txt"), run.stdout() + "\n" + run.stderr());
-        LOG.info("mysql-test-run on port {} exited with {}; output in {}", port, run.exitCode(), vardir);
-        return MtrResults.parse(run.stdout() + "\n" + run.stderr());
+        MtrResults results = MtrResults.parse(run.stdout() + "\n" + run.stderr());
+        Path kept = archive.keep(
+                vardir.getFileName().toString(), vardir, runner.getParent(), results.with(Outcome.FAIL), started);
+        LOG.info(
+                "mysql-test-run on port {} exited with {}; output in {}, kept in {}",
+                port,
+                run.exitCode(),
+                vardir,
+                kept);
+        return results;
     }
 }

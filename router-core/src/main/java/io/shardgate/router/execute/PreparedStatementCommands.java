@@ -19,6 +19,7 @@ import io.shardgate.router.routing.SessionView;
 import io.shardgate.router.routing.StatementRouter;
 import io.shardgate.router.session.ConnectionIdCall;
 import io.shardgate.router.session.KillStatement;
+import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.ProcesslistQuery;
 import io.shardgate.router.session.SqlModeLexing;
@@ -257,6 +258,10 @@ public final class PreparedStatementCommands {
             return;
         }
         long lastInsertId = command == Command.COM_STMT_EXECUTE ? routerLastInsertId : 0;
+        if (command == Command.COM_STMT_EXECUTE
+                && (lastInsertId > 0 || LastInsertId.mayChange(statement.route.digest()))) {
+            lease.settingLastInsertId(); // another client session must not read the value it leaves
+        }
         // an execution on a connection borrowed for it runs again if that one was dead (see
         // BackendLoss)
         boolean retryable = command == Command.COM_STMT_EXECUTE

@@ -23,6 +23,7 @@ import io.shardgate.router.session.ConnectionIdCall;
 import io.shardgate.router.session.DiagnosticsEffect;
 import io.shardgate.router.session.DiagnosticsStatement;
 import io.shardgate.router.session.KillStatement;
+import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.ProcesslistQuery;
@@ -308,6 +309,9 @@ public final class QueryRouter {
             packet.release();
         }
         session.diagnosticsEffect(diagnosticsEffect(facts.digest()));
+        if (LastInsertId.mayChange(facts.digest())) {
+            lease.settingLastInsertId(); // another client session must not read the value it leaves
+        }
         session.run(lease, send, Response.RESULT_SET, facts.effects(), facts.insert(), decision.reads());
     }
 

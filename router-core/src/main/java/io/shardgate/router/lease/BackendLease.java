@@ -57,6 +57,8 @@ public final class BackendLease implements RelayTarget {
     private int statusFlags = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
     /** Connections taken from the pool so far: part of the {@link #epoch}. */
     private long borrows;
+    /** The statement in flight may set LAST_INSERT_ID() (see {@link #settingLastInsertId()}). */
+    private boolean settingLastInsertId;
     /** Counts statements, so a hold timer knows whether the session moved on meanwhile. */
     private long statements;
 
@@ -283,7 +285,9 @@ public final class BackendLease implements RelayTarget {
     /** Sends what the connection's server session lacks (see {@link SessionAlignment}). */
     private void align(SessionVariables desired, BiConsumer<PooledConnection, ErrPacket> then) {
         boolean clear = current.relay().diagnosticsDirty();
-        if (current.state() == desired && !clear) {
+        Object insertIdOf = current.lastInsertIdOf();
+        boolean foreignInsertId = insertIdOf != null && insertIdOf != owner;
+        if (current.state() == desired && !clear && !foreignInsertId) {
             // the common case: the connection last ran this session in this state (set below)
             then.accept(current, null);
             return;
@@ -291,9 +295,12 @@ public final class BackendLease implements RelayTarget {
         if (clear) {
             current.relay().diagnosticsDirty(false);
         }
-        SessionAlignment alignment = SessionAlignment.of(current.state(), desired, clear);
+        SessionAlignment alignment = SessionAlignment.of(current.state(), desired, clear, foreignInsertId);
         if (alignment.reset()) {
             current.forgetStatements(); // the reset deallocates them
+        }
+        if (foreignInsertId || alignment.reset()) {
+            current.lastInsertIdOf(null); // cleared by the steps (a failed step closes the connection)
         }
         runSteps(new ArrayDeque<>(alignment.steps()), desired, then);
     }
@@ -412,6 +419,10 @@ public final class BackendLease implements RelayTarget {
 
     /** As {@link #afterResponse(int, boolean)}; {@code diagnostics}: see {@link DiagnosticsHold#after}. */
     public void afterResponse(int status, boolean insert, boolean diagnostics) {
+        if (current != null && (insert || settingLastInsertId || current.relay().insertId() != 0)) {
+            current.lastInsertIdOf(owner); // that server session's LAST_INSERT_ID() is this session's now
+        }
+        settingLastInsertId = false;
         pins.holdDiagnostics(diagnostics && current != null);
         statusFlags = status;
         writes.statementEnded();
@@ -432,6 +443,15 @@ public final class BackendLease implements RelayTarget {
             pins.endInsertIdHold();
             releaseIfFree();
         }
+    }
+
+    /**
+     * The statement about to run may set LAST_INSERT_ID() in its server session without reporting
+     * an insert id (a CALL, a LAST_INSERT_ID(expr) call): its end marks the connection as holding
+     * this session's value (see {@link PooledConnection#lastInsertIdOf()}).
+     */
+    public void settingLastInsertId() {
+        settingLastInsertId = true;
     }
 
     /** Returns the connection if nothing pins the session and no response is outstanding. */

@@ -10,8 +10,9 @@ import java.util.List;
 /**
  * The commands that bring a borrowed connection's server session to the state a client session
  * asked for (SET replay): clear another session's diagnostics, reset when the connection's
- * assignments are not a prefix of the wanted ones, change the schema, then the missing
- * assignments — one SET for all of them, except SET SESSION TRANSACTION, which cannot share one.
+ * assignments are not a prefix of the wanted ones (else clear another session's LAST_INSERT_ID()),
+ * change the schema, then the missing assignments — one SET for all of them, except SET SESSION
+ * TRANSACTION, which cannot share one.
  * A pure function of the two states; {@link BackendLease} sends the steps one after the other.
  *
  * @param steps the commands to send, in order; empty when the states already match
@@ -39,11 +40,22 @@ record SessionAlignment(List<Step> steps, boolean reset) {
         }
     }
 
+    /** A server session's LAST_INSERT_ID() back to 0, as on a new connection, with no result and no warning. */
+    static final String CLEAR_LAST_INSERT_ID = "DO LAST_INSERT_ID(0)";
+
+    /** As {@link #of(SessionVariables, SessionVariables, boolean, boolean)}, with no LAST_INSERT_ID() to clear. */
+    static SessionAlignment of(SessionVariables actual, SessionVariables desired, boolean clearDiagnostics) {
+        return of(actual, desired, clearDiagnostics, false);
+    }
+
     /**
      * The steps from {@code actual} to {@code desired}; {@code clearDiagnostics}: the connection's
-     * diagnostics area holds another session's warnings, which would pass for this one's.
+     * diagnostics area holds another session's warnings, which would pass for this one's; {@code
+     * clearLastInsertId}: the server session may hold another session's LAST_INSERT_ID(), which
+     * would pass for this one's (a reset clears it too).
      */
-    static SessionAlignment of(SessionVariables actual, SessionVariables desired, boolean clearDiagnostics) {
+    static SessionAlignment of(
+            SessionVariables actual, SessionVariables desired, boolean clearDiagnostics, boolean clearLastInsertId) {
         List<Step> steps = new ArrayList<>(4);
         if (clearDiagnostics) {
             steps.add(Step.query(DiagnosticsHold.CLEAR));
@@ -53,6 +65,8 @@ record SessionAlignment(List<Step> steps, boolean reset) {
         if (reset) {
             steps.add(new Step(Command.COM_RESET_CONNECTION, null));
             missing = List.copyOf(desired.fragments().values());
+        } else if (clearLastInsertId) {
+            steps.add(Step.query(CLEAR_LAST_INSERT_ID));
         }
         if (desired.schema() != null && (!desired.schema().equals(actual.schema()) || reset)) {
             steps.add(new Step(Command.COM_INIT_DB, desired.schema()));

@@ -31,6 +31,12 @@ public final class PooledConnection implements RelayTarget {
     private final java.util.LinkedHashMap<String, Integer> statements = new java.util.LinkedHashMap<>(16, 0.75f, true);
 
     private boolean discarded;
+    /**
+     * The client session (its lease owner) whose statements may have left a LAST_INSERT_ID() in
+     * this server session; null when it holds none (new, reset or cleared). A server session keeps
+     * the value for good, so another client session must not get the connection as it is.
+     */
+    private Object lastInsertIdOf;
 
     PooledConnection(
             BackendConnection connection,
@@ -108,6 +114,16 @@ public final class PooledConnection implements RelayTarget {
     /** The server session was reset: its prepared statements are gone. */
     public void forgetStatements() {
         statements.clear();
+    }
+
+    /** The client session whose LAST_INSERT_ID() this server session may hold, or null (see the field). */
+    public Object lastInsertIdOf() {
+        return lastInsertIdOf;
+    }
+
+    /** {@code session} (null: none) may have left a LAST_INSERT_ID() in this server session. */
+    public void lastInsertIdOf(Object session) {
+        this.lastInsertIdOf = session;
     }
 
     /** The kind it serves now: the one it was opened as, unless a schema was selected since. */

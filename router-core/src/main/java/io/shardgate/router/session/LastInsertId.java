@@ -40,6 +40,21 @@ public final class LastInsertId {
     }
 
     /**
+     * Whether the statement {@code digest} was made of may set LAST_INSERT_ID() in the server
+     * session it runs in: an INSERT or REPLACE (also one that fails or generates no key), a LOAD
+     * DATA, a CALL (a procedure's inserts keep their LAST_INSERT_ID(); its OK reports none), or a
+     * statement naming LAST_INSERT_ID (LAST_INSERT_ID(expr) sets it). Stored functions and
+     * triggers give the caller its own value back, so other statements leave it as it was.
+     */
+    public static boolean mayChange(Digest digest) {
+        return digest.startsWith("INSERT")
+                || digest.startsWith("REPLACE")
+                || digest.startsWith("LOAD")
+                || digest.startsWith("CALL")
+                || digest.has(Mark.LAST_INSERT_ID);
+    }
+
+    /**
      * {@code sql} with each {@code LAST_INSERT_ID()} call (no argument; not inside quotes or
      * comments) replaced by the router's value; {@code sql} itself when the router holds no value
      * or there is none.

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardgate.router.fakebackend.RecordingBackend;
 import io.shardgate.router.fakebackend.Reply;
+import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.SessionVariables;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -135,5 +137,62 @@ class BackendLeaseAlignmentTest {
         assertThat(backend.sent()).containsExactly("COM_QUERY " + DiagnosticsHold.CLEAR, "COM_QUERY SET sql_mode = ''");
         assertThat(acquired.connection).isSameAs(c.pooled());
         assertThat(c.pooled().relay().diagnosticsDirty()).isFalse();
+    }
+
+    /** One statement of {@code on} as an executor runs it (acquire, send, relay, end); returns its connection. */
+    private PooledConnection statement(BackendLease on, String sql, Reply reply, boolean insert) {
+        Acquired acquired = new Acquired();
+        on.acquire(state("shop"), acquired);
+        backend.serve();
+        assertThat(acquired.connection).isNotNull();
+        backend.answer("COM_QUERY " + sql, reply);
+        backend.clientQuery(acquired.connection, sql);
+        backend.serve();
+        on.afterResponse(Reply.AUTOCOMMIT, insert);
+        return acquired.connection;
+    }
+
+    @Test
+    void anotherSessionsLastInsertIdIsClearedBeforeTheConnectionServesThisOne() {
+        RecordingBackend.Connection c = backend.connection(state("shop"));
+        RecordingOwner earlierOwner = new RecordingOwner(backend.client());
+        BackendLease earlier =
+                new BackendLease(backend.hostgroup(), false, backend.loop(), backend.kind(), earlierOwner);
+        // an earlier client session's INSERT generated a key in that server session; then it left
+        statement(earlier, "INSERT INTO t VALUES (NULL)", Reply.ok(1, 42, Reply.AUTOCOMMIT, 0), true);
+        earlier.close();
+        assertThat(c.pooled().lastInsertIdOf()).isSameAs(earlierOwner);
+        assertThat(backend.idle()).isEqualTo(1);
+        backend.clearSent();
+        assertThat(backend.relayed()).as("the INSERT's OK, to its client").isNotEmpty();
+
+        Acquired acquired = acquire(state("shop"));
+        assertThat(acquired.heard()).as("not before the server answered").isFalse();
+        backend.serve();
+
+        assertThat(backend.sent()).containsExactly("COM_QUERY DO LAST_INSERT_ID(0)");
+        assertThat(acquired.connection).isSameAs(c.pooled());
+        assertThat(c.pooled().lastInsertIdOf()).isNull();
+        assertThat(backend.relayed()).as("the router's own answer").isEmpty();
+    }
+
+    @Test
+    void theSessionsOwnLastInsertIdStaysWithItsConnection() {
+        RecordingBackend.Connection c = backend.connection(state("shop"));
+        // LAST_INSERT_ID(expr) reports no insert id: the executor says the statement may set one
+        lease.settingLastInsertId();
+        statement(
+                lease,
+                "SELECT LAST_INSERT_ID(7)",
+                Reply.rows(List.of("LAST_INSERT_ID(7)"), Reply.AUTOCOMMIT, List.of(List.of("7"))),
+                false);
+        assertThat(lease.current()).as("nothing pins the session").isNull();
+        assertThat(c.pooled().lastInsertIdOf()).isSameAs(owner);
+        backend.clearSent();
+
+        statement(lease, "SELECT 1", Reply.rows(List.of("1"), Reply.AUTOCOMMIT, List.of(List.of("1"))), false);
+
+        assertThat(backend.sent()).as("its own value: nothing to clear").containsExactly("COM_QUERY SELECT 1");
+        assertThat(c.pooled().lastInsertIdOf()).as("still this session's").isSameAs(owner);
     }
 }

@@ -76,6 +76,25 @@ class SessionAlignmentTest {
     }
 
     @Test
+    void anotherSessionsLastInsertIdIsClearedUnlessTheConnectionIsReset() {
+        SessionAlignment kept = SessionAlignment.of(state("shop"), state("shop", "sql_mode = ''"), true, true);
+        assertThat(commands(kept))
+                .containsExactly(
+                        "COM_QUERY " + DiagnosticsHold.CLEAR,
+                        "COM_QUERY DO LAST_INSERT_ID(0)",
+                        "COM_QUERY SET sql_mode = ''");
+        assertThat(commands(SessionAlignment.of(state("shop"), state("shop"), false, true)))
+                .as("also when the states match")
+                .containsExactly("COM_QUERY DO LAST_INSERT_ID(0)");
+
+        SessionAlignment reset =
+                SessionAlignment.of(state("shop", "autocommit = 0"), state("shop", "sql_mode = ''"), false, true);
+        assertThat(commands(reset))
+                .as("COM_RESET_CONNECTION sets LAST_INSERT_ID() to 0 itself")
+                .containsExactly("COM_RESET_CONNECTION", "COM_INIT_DB shop", "COM_QUERY SET sql_mode = ''");
+    }
+
+    @Test
     void aStepIsWrittenAsCommandByteAndText() {
         ByteBuf out = Unpooled.buffer();
         try {

@@ -2,6 +2,8 @@ package io.shardgate.router.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardgate.sharding.digest.Digest;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class LastInsertIdTest {
@@ -55,5 +57,25 @@ class LastInsertIdTest {
         // with an argument it sets the value: left to the backend; so are other names ending alike
         String set = "UPDATE t SET n = LAST_INSERT_ID(n + 1), m = my_last_insert_id()";
         assertThat(id.substitute(set)).isSameAs(set);
+    }
+
+    @Test
+    void statementsThatMaySetTheServerSessionsLastInsertId() {
+        for (String sql : List.of(
+                "INSERT INTO t (a) VALUES (1)",
+                "insert t values (null, 2) on duplicate key update b = values(b)",
+                "REPLACE INTO t VALUES (1)",
+                "INSERT INTO t SELECT * FROM u",
+                "LOAD DATA INFILE 'x' INTO TABLE t",
+                "CALL add_row()",
+                "SELECT LAST_INSERT_ID(7)",
+                "UPDATE t SET id = LAST_INSERT_ID(id + 1)",
+                "DO last_insert_id(0)")) {
+            assertThat(LastInsertId.mayChange(Digest.of(sql))).as(sql).isTrue();
+        }
+        for (String sql : List.of(
+                "SELECT 1", "UPDATE t SET a = 1", "DELETE FROM t", "SET @a = 1", "SELECT 'LAST_INSERT_ID(1)'")) {
+            assertThat(LastInsertId.mayChange(Digest.of(sql))).as(sql).isFalse();
+        }
     }
 }
