@@ -13,6 +13,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,7 +91,11 @@ class SqlModeIT {
     }
 
     private static SQLException refused(Statement s, String sql) {
-        SQLException e = catchThrowableOfType(() -> s.executeQuery(sql), SQLException.class);
+        return refused(() -> s.executeQuery(sql), sql);
+    }
+
+    private static SQLException refused(ThrowingCallable run, String sql) {
+        SQLException e = catchThrowableOfType(run, SQLException.class);
         assertThat((Throwable) e).as(sql).isNotNull();
         assertThat(e.getErrorCode()).as(sql).isEqualTo(1235);
         return e;
@@ -112,9 +117,7 @@ class SqlModeIT {
                     .isEqualTo(BY_TOTAL);
             try (PreparedStatement p = c.prepareStatement("SELECT id FROM orders WHERE \"id\" = ?")) {
                 p.setInt(1, 3);
-                SQLException e = catchThrowableOfType(p::executeQuery, SQLException.class);
-                assertThat((Throwable) e).isNotNull();
-                assertThat(e.getErrorCode()).isEqualTo(1235);
+                refused(p::executeQuery, "prepared WHERE \"id\" = ?");
             }
             s.execute("SET sql_mode = DEFAULT");
             // a double-quoted string again
@@ -128,12 +131,10 @@ class SqlModeIT {
         try (Connection c = cluster.proxied(driver, Map.of("useServerPrepStmts", "true"));
                 Statement s = c.createStatement()) {
             s.execute("SET sql_mode = 'ANSI'");
-            SQLException e = catchThrowableOfType(
+            refused(
                     () -> c.prepareStatement("SELECT id FROM orders ORDER BY \"total\"")
                             .executeQuery(),
-                    SQLException.class);
-            assertThat((Throwable) e).isNotNull();
-            assertThat(e.getErrorCode()).isEqualTo(1235);
+                    "prepared ORDER BY \"total\"");
             try (PreparedStatement p =
                     c.prepareStatement("SELECT id FROM orders WHERE `total` > ? ORDER BY `total` DESC, id")) {
                 p.setInt(1, -1);
