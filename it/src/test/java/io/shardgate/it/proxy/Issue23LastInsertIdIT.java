@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardgate.protocol.type.Command;
 import io.shardgate.router.Shardgate;
-import io.shardgate.router.config.RouterConfig;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -63,21 +60,8 @@ class Issue23LastInsertIdIT {
         "false, PREPARED SELECT LAST_INSERT_ID(7)",
     })
     void aNewSessionReadsNoLastInsertIdOfAnEarlierOne(boolean multiplexing, String earlier) throws Exception {
-        Path dir = Files.createTempDirectory("shardgate-issue23-insert-id-");
         // one backend connection and one event loop: the second session is offered the first one's
-        try (Shardgate router = Shardgate.start(RouterConfig.parse(String.join(
-                "\n",
-                "server: {bind: 127.0.0.1, port: 0, admin_port: 0, http_port: 0, io_threads: 1, data_dir: \"" + dir
-                        + "\"}",
-                "users:",
-                "  - {name: " + ProxyCluster.APP_USER + ", password: " + ProxyCluster.APP_PASSWORD + "}",
-                "hostgroups:",
-                "  - {id: 10, writer: \"" + cluster.backend().address() + "\", user: " + ProxyCluster.BACKEND_USER
-                        + ", password: " + ProxyCluster.BACKEND_PASSWORD + ", pool: {max_connections: 1, multiplexing: "
-                        + multiplexing + "}}",
-                "schemas:",
-                "  - {name: " + ProxyCluster.SCHEMA + ", default_hostgroup: 10}",
-                "")))) {
+        try (Shardgate router = cluster.oneConnectionRouter(multiplexing)) {
             List<String> direct =
                     script(cluster.backend().port(), ProxyCluster.BACKEND_USER, ProxyCluster.BACKEND_PASSWORD, earlier);
             List<String> viaRouter =

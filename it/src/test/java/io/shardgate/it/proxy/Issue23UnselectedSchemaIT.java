@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardgate.it.Driver;
 import io.shardgate.router.Shardgate;
-import io.shardgate.router.config.RouterConfig;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -35,20 +32,8 @@ class Issue23UnselectedSchemaIT {
     @ParameterizedTest
     @EnumSource(Driver.class)
     void aSessionWithoutASchemaHasNoneAfterAnotherSelectedOne(Driver driver) throws Exception {
-        Path dir = Files.createTempDirectory("shardgate-issue23-schema-");
         // one backend connection and one event loop: the second session is offered the first one's
-        try (Shardgate router = Shardgate.start(RouterConfig.parse(String.join(
-                "\n",
-                "server: {bind: 127.0.0.1, port: 0, admin_port: 0, http_port: 0, io_threads: 1, data_dir: \"" + dir
-                        + "\"}",
-                "users:",
-                "  - {name: " + ProxyCluster.APP_USER + ", password: " + ProxyCluster.APP_PASSWORD + "}",
-                "hostgroups:",
-                "  - {id: 10, writer: \"" + cluster.backend().address() + "\", user: " + ProxyCluster.BACKEND_USER
-                        + ", password: " + ProxyCluster.BACKEND_PASSWORD + ", pool: {max_connections: 1}}",
-                "schemas:",
-                "  - {name: " + ProxyCluster.SCHEMA + ", default_hostgroup: 10}",
-                "")))) {
+        try (Shardgate router = cluster.oneConnectionRouter(true)) {
             List<String> direct =
                     script(driver, cluster.backend().port(), ProxyCluster.BACKEND_USER, ProxyCluster.BACKEND_PASSWORD);
             List<String> viaRouter =

@@ -163,21 +163,8 @@ class Issue23WarningsIT {
     @MethodSource("clients")
     void aPooledConnectionCarriesNoWarningsOfTheSessionThatUsedItBefore(Driver driver, boolean multiplexing)
             throws Exception {
-        Path dir = Files.createTempDirectory("shardgate-issue23-pool-");
         // one backend connection: the second session gets the very connection the first one left
-        try (Shardgate router = Shardgate.start(RouterConfig.parse(String.join(
-                "\n",
-                "server: {bind: 127.0.0.1, port: 0, admin_port: 0, http_port: 0, io_threads: 1, data_dir: \"" + dir
-                        + "\"}",
-                "users:",
-                "  - {name: " + ProxyCluster.APP_USER + ", password: " + ProxyCluster.APP_PASSWORD + "}",
-                "hostgroups:",
-                "  - {id: 10, writer: \"" + cluster.backend().address() + "\", user: " + ProxyCluster.BACKEND_USER
-                        + ", password: " + ProxyCluster.BACKEND_PASSWORD + ", pool: {max_connections: 1,"
-                        + " multiplexing: " + multiplexing + "}}",
-                "schemas:",
-                "  - {name: " + ProxyCluster.SCHEMA + ", default_hostgroup: 10}",
-                "")))) {
+        try (Shardgate router = cluster.oneConnectionRouter(multiplexing)) {
             List<String> viaRouter = new ArrayList<>();
             // the same options for both: connections of one kind (capabilities) serve both
             Map<String, String> multi = new HashMap<>(options());

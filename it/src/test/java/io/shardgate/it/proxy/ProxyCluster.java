@@ -80,6 +80,27 @@ public final class ProxyCluster implements AutoCloseable {
                 "");
     }
 
+    /**
+     * A router of its own in front of this cluster's MariaDB with one backend connection and one
+     * event loop, so a second client session is offered the very connection the first one left;
+     * its data directory is a new temporary one. The caller closes it.
+     */
+    public Shardgate oneConnectionRouter(boolean multiplexing) throws Exception {
+        Path dir = Files.createTempDirectory("shardgate-one-connection-");
+        return Shardgate.start(RouterConfig.parse(String.join(
+                "\n",
+                "server: {bind: 127.0.0.1, port: 0, admin_port: 0, http_port: 0, io_threads: 1, data_dir: \"" + dir
+                        + "\"}",
+                "users:",
+                "  - {name: " + APP_USER + ", password: " + APP_PASSWORD + "}",
+                "hostgroups:",
+                "  - {id: 10, writer: \"" + backend.address() + "\", user: " + BACKEND_USER + ", password: "
+                        + BACKEND_PASSWORD + ", pool: {max_connections: 1, multiplexing: " + multiplexing + "}}",
+                "schemas:",
+                "  - {name: " + SCHEMA + ", default_hostgroup: 10}",
+                "")));
+    }
+
     public MariaDbServer backend() {
         return backend;
     }

@@ -22,7 +22,6 @@ import io.shardgate.router.session.KillStatement;
 import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.ProcesslistQuery;
-import io.shardgate.router.session.SqlModeLexing;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.digest.Mark;
@@ -81,15 +80,7 @@ public final class PreparedStatementCommands {
             session.reply(1, Errors.notSupported("KILL or PROCESSLIST as a prepared statement (send it as text)"));
             return;
         }
-        String idRefusal = ConnectionIdCall.refusal(digest, text);
-        if (idRefusal == null) {
-            idRefusal = SqlModeLexing.refusal(
-                    session.desired().sqlModeHazards(),
-                    session.services().hostgroups().globalSqlModeHazards(),
-                    digest,
-                    text,
-                    session.services().routing().current());
-        }
+        String idRefusal = TextRefusal.of(session, digest, text);
         if (idRefusal != null) {
             packet.release();
             session.reply(1, Errors.notSupported(idRefusal));

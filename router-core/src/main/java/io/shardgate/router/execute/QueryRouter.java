@@ -28,7 +28,6 @@ import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.ProcesslistQuery;
 import io.shardgate.router.session.RowCountDiagnostics;
-import io.shardgate.router.session.SqlModeLexing;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.session.StatementScanner;
 import io.shardgate.sharding.digest.Digest;
@@ -85,15 +84,7 @@ public final class QueryRouter {
             diagnostics(packet, digest, sql);
             return;
         }
-        String idRefusal = ConnectionIdCall.refusal(digest, sql);
-        if (idRefusal == null) {
-            idRefusal = SqlModeLexing.refusal(
-                    session.desired().sqlModeHazards(),
-                    session.services().hostgroups().globalSqlModeHazards(),
-                    digest,
-                    sql,
-                    session.services().routing().current());
-        }
+        String idRefusal = TextRefusal.of(session, digest, sql);
         if (idRefusal != null) {
             packet.release();
             session.reply(1, Errors.notSupported(idRefusal));
@@ -291,9 +282,7 @@ public final class QueryRouter {
                 return;
             }
         }
-        if (facts.digest().has(Mark.DIAGNOSTICS_COUNT) && !session.leases().diagnosticsReadableOn(lease)) {
-            packet.release();
-            session.reply(1, Errors.notSupported(COUNTS_ELSEWHERE));
+        if (refusedCounts(packet, facts.digest(), lease)) {
             return;
         }
         if (decision.multiplexOff()) {
@@ -449,6 +438,20 @@ public final class QueryRouter {
                 : DiagnosticsEffect.UNSURE;
     }
 
+    /**
+     * Refuses (true, {@code packet} released) a statement reading {@code @@warning_count} or
+     * {@code @@error_count} that would run on {@code lease} while the previous statement's counts are
+     * not readable there.
+     */
+    private boolean refusedCounts(Packet packet, Digest digest, BackendLease lease) {
+        if (!digest.has(Mark.DIAGNOSTICS_COUNT) || session.leases().diagnosticsReadableOn(lease)) {
+            return false;
+        }
+        packet.release();
+        session.reply(1, Errors.notSupported(COUNTS_ELSEWHERE));
+        return true;
+    }
+
     /** Runs the statement on several hostgroups and merges the results. */
     private void scatter(Decision.Scatter decision, Digest digest) {
         if (digest.has(Mark.DIAGNOSTICS_COUNT)) {
@@ -501,9 +504,7 @@ public final class QueryRouter {
                     return;
                 }
             }
-            if (digest.has(Mark.DIAGNOSTICS_COUNT) && !session.leases().diagnosticsReadableOn(home)) {
-                packet.release();
-                session.reply(1, Errors.notSupported(COUNTS_ELSEWHERE));
+            if (refusedCounts(packet, digest, home)) {
                 return;
             }
             // run as the client's statement (marking the transaction first would prepend a

@@ -364,15 +364,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter implemen
         if (closed || activity.serial() != commandSerial) {
             return false;
         }
-        for (BackendLease lease : session.leases().all()) {
-            BackendThread thread = lease.running();
-            if (thread != null
-                    && thread.threadId() == threadId
-                    && thread.address().equals(server)) {
-                return true;
-            }
-        }
-        return false;
+        return running(session.leases()).stream()
+                .anyMatch(t -> t.threadId() == threadId && t.address().equals(server));
     }
 
     /** What this session buffers for its client right now; call on its event loop. */
