@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -70,10 +71,22 @@ public final class MoveWatch implements AutoCloseable {
     public void start() {
         cache.listenable()
                 .addListener(CuratorCacheListener.builder()
-                        .forAll((type, before, after) -> worker.execute(this::rebuild))
-                        .forInitialized(() -> worker.execute(this::rebuild))
+                        .forAll((type, before, after) -> rebuildSoon())
+                        .forInitialized(this::rebuildSoon)
                         .build());
         cache.start();
+    }
+
+    /**
+     * Rebuilds on the worker. The cache may still deliver an event while {@link #close} runs (its
+     * notifier thread is its own): once the worker is shut down there is nothing left to rebuild.
+     */
+    private void rebuildSoon() {
+        try {
+            worker.execute(this::rebuild);
+        } catch (RejectedExecutionException e) {
+            // closed meanwhile
+        }
     }
 
     private void rebuild() {
