@@ -86,6 +86,11 @@ public final class ProxyCluster implements AutoCloseable {
      * its data directory is a new temporary one. The caller closes it.
      */
     public Shardgate oneConnectionRouter(boolean multiplexing) throws Exception {
+        return router(1, multiplexing);
+    }
+
+    /** A router of its own on the backend, one event loop, at most {@code maxConnections} to the backend. */
+    public Shardgate router(int maxConnections, boolean multiplexing) throws Exception {
         Path dir = Files.createTempDirectory("shardgate-one-connection-");
         return Shardgate.start(RouterConfig.parse(String.join(
                 "\n",
@@ -95,7 +100,8 @@ public final class ProxyCluster implements AutoCloseable {
                 "  - {name: " + APP_USER + ", password: " + APP_PASSWORD + "}",
                 "hostgroups:",
                 "  - {id: 10, writer: \"" + backend.address() + "\", user: " + BACKEND_USER + ", password: "
-                        + BACKEND_PASSWORD + ", pool: {max_connections: 1, multiplexing: " + multiplexing + "}}",
+                        + BACKEND_PASSWORD + ", pool: {max_connections: " + maxConnections + ", multiplexing: "
+                        + multiplexing + "}}",
                 "schemas:",
                 "  - {name: " + SCHEMA + ", default_hostgroup: 10}",
                 "")));

@@ -190,6 +190,11 @@ public final class PreparedStatementCommands {
                     return; // refused (DDL on a moving table) or waiting for a move's cutover
                 }
             }
+            Packet reading = packet;
+            if (LastInsertId.reads(statement.route.digest())
+                    && LastInsertIdCheck.waits(session, reading, () -> run(reading, command))) {
+                return; // refused, or run again once the session's value is read
+            }
             routerLastInsertId = routerLastInsertId(statement);
             if (routerLastInsertId < 0) {
                 packet.release();

@@ -84,6 +84,11 @@ public final class QueryRouter {
             diagnostics(packet, digest, sql);
             return;
         }
+        Packet reading = packet;
+        String text = sql;
+        if (LastInsertId.reads(digest) && LastInsertIdCheck.waits(session, reading, () -> route(reading, text))) {
+            return; // refused, or routed again once the session's value is read
+        }
         String idRefusal = TextRefusal.of(session, digest, sql);
         if (idRefusal != null) {
             packet.release();

@@ -24,9 +24,11 @@ import io.shardgate.router.frontend.SessionPort;
 import io.shardgate.router.lease.BackendLease;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.routing.Errors;
+import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.twophase.ReadOnlyStatement;
 import io.shardgate.router.twophase.Xid;
+import io.shardgate.sharding.digest.Digest;
 import io.shardgate.sharding.plan.LimitValue;
 import io.shardgate.sharding.plan.MergeSpec;
 import io.shardgate.sharding.plan.Plan;
@@ -89,6 +91,8 @@ final class ScatterExecution {
     private boolean answered;
 
     private boolean aborted;
+    /** The statement may set LAST_INSERT_ID() in each server session it runs in: the value is unknown after. */
+    private boolean changesLastInsertId;
     /** How this statement, a write on several shards, is kept all-or-nothing. */
     private final StatementAtomicity atomicity;
     /** The lease each target ran on once it had its connection: where the end step runs. */
@@ -145,6 +149,18 @@ final class ScatterExecution {
             session.reply(1, TwoPhaseRules.noEpoch());
             return;
         }
+        Digest digest = session.statement().digest();
+        if (session.lastInsertId().holder() instanceof BackendLease holder
+                && holder.current() != null
+                && LastInsertId.mayObserve(digest)) {
+            // each shard's server session is given the session's LAST_INSERT_ID(): known first
+            session.readLastInsertId(holder, this::start, () -> {});
+            return;
+        }
+        changesLastInsertId = digest == null || LastInsertId.mayChange(digest);
+        if (changesLastInsertId) {
+            session.lastInsertId().lost(); // each shard's server session may set its own (keys: see answered)
+        }
         session.startRouted(this::abort, this::clientWritable);
         List<Target> list = targets.targets();
         pending = list.size();
@@ -175,6 +191,9 @@ final class ScatterExecution {
             }
             session.transaction().reached();
             participants[index] = lease;
+            if (changesLastInsertId) {
+                connection.lastInsertIdUnknown();
+            }
             if (xid != null || session.transaction().xid() != null) {
                 lease.pin(XaCommit.BRANCH);
             }

@@ -97,7 +97,7 @@ final class BackendLoss {
     private LossDecision factsOf(BackendLease lease, boolean midPacket) {
         BackendLease active = command.active();
         return new LossDecision(
-                command.busy(),
+                command.commandBusy(),
                 lease == active,
                 active == null,
                 lease == active && lease.internalPending(),

@@ -152,6 +152,11 @@ final class ClientSession implements SessionPort {
     }
 
     @Override
+    public void readLastInsertId(BackendLease holder, Runnable then, Runnable dropped) {
+        command.readBeforeStatement(holder, then, dropped);
+    }
+
+    @Override
     public PreviousStatement previous() {
         return state.previous();
     }

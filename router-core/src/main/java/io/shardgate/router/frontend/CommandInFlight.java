@@ -13,10 +13,12 @@ import io.shardgate.router.lease.DiagnosticsHold;
 import io.shardgate.router.lease.LeaseOwner;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.session.DiagnosticsEffect;
+import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.PreviousStatement;
 import io.shardgate.router.session.StatementEffects;
 import io.shardgate.router.twophase.ReadOnlyStatement;
+import io.shardgate.sharding.digest.Digest;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Consumer;
@@ -75,6 +77,11 @@ final class CommandInFlight implements LeaseOwner {
     private java.util.function.Supplier<String> routedLossNote;
 
     private boolean waitingForMove;
+    /**
+     * Reads of the session's LAST_INSERT_ID() under way between commands (before a connection goes
+     * back, see {@link #readBeforeRelease}): the next command waits for them.
+     */
+    private int lastInsertIdReads;
 
     CommandInFlight(
             SessionPort session, SessionLifecycle lifecycle, SessionState state, PreparedStatementCommands prepared) {
@@ -85,7 +92,13 @@ final class CommandInFlight implements LeaseOwner {
         this.loss = new BackendLoss(this, session, lifecycle);
     }
 
+    /** A command is in flight, or the session reads its LAST_INSERT_ID() first: the next command waits. */
     boolean busy() {
+        return busy || lastInsertIdReads > 0;
+    }
+
+    /** A client command is in flight (what a lost connection may have interrupted). */
+    boolean commandBusy() {
         return busy;
     }
 
@@ -160,9 +173,27 @@ final class CommandInFlight implements LeaseOwner {
     private void acquire(BackendLease lease, Packet packet, Consumer<PooledConnection> then) {
         releaseUnsent(); // none is left over: one command at a time
         unsent = packet;
+        int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
+        Object holder = state.lastInsertId().holder();
+        if (holder instanceof BackendLease other
+                && other != lease
+                && other.current() != null
+                && LastInsertId.mayObserve(session.statement().digest())) {
+            // another connection holds the session's LAST_INSERT_ID(): the router keeps it from
+            // there, then gives it to this one (the alignment)
+            readLastInsertId(other, () -> acquire(lease, command, then));
+            return;
+        }
+        acquire(lease, command, then);
+    }
+
+    private void acquire(BackendLease lease, int command, Consumer<PooledConnection> then) {
+        if (lifecycle.isClosed()) {
+            proceed(null);
+            return;
+        }
         // only statements run inside the transaction: a COM_STMT_PREPARE (MariaDB Connector/J sends
         // it at the first execution, mid-transaction) must not begin it on the hostgroup it goes to
-        int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
         List<String> begin = command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code()
                 ? state.transaction().beginSteps(lease.hostgroup().id())
                 : null;
@@ -323,7 +354,59 @@ final class CommandInFlight implements LeaseOwner {
         }
     }
 
+    /**
+     * Reads the session's LAST_INSERT_ID() off {@code holder}'s connection, keeps it (the holder's
+     * connection may go back now), then runs {@code then}. When that connection is lost meanwhile
+     * the value is unknown ({@link LastInsertId#lost()}) and {@code then} runs after the loss is handled.
+     */
+    void readLastInsertId(BackendLease holder, Runnable then) {
+        holder.readLastInsertId(
+                value -> {
+                    state.lastInsertId().read(holder, value);
+                    holder.releaseIfFree();
+                    then.run();
+                },
+                () -> holder.client().eventLoop().execute(then));
+    }
+
     // LeaseOwner: what a lease passes on from its relay, naming itself
+
+    @Override
+    public LastInsertId lastInsertId() {
+        return state.lastInsertId();
+    }
+
+    @Override
+    public Digest statementDigest() {
+        return session.statement().digest();
+    }
+
+    /** See {@link SessionPort#readLastInsertId}. */
+    void readBeforeStatement(BackendLease holder, Runnable then, Runnable dropped) {
+        lastInsertIdReads++;
+        readLastInsertId(holder, () -> {
+            lastInsertIdReads--;
+            if (lifecycle.isClosed()) {
+                dropped.run();
+                return;
+            }
+            then.run();
+            lifecycle.drain();
+        });
+    }
+
+    @Override
+    public void readBeforeRelease(BackendLease lease) {
+        if (lifecycle.isClosed()) {
+            lease.discard(); // the client is gone: nothing will read the value
+            return;
+        }
+        lastInsertIdReads++;
+        readLastInsertId(lease, () -> {
+            lastInsertIdReads--;
+            lifecycle.drain();
+        });
+    }
 
     /** The client channel relayed bytes are written to. */
     @Override
@@ -449,10 +532,6 @@ final class CommandInFlight implements LeaseOwner {
         } else if (!effects.variables().isEmpty() && lease.current() != null) {
             // a failed SET may have applied part of its assignments: that session is unknown now
             lease.pin(EnumSet.of(PinReason.UNTRACKED_SET));
-        }
-        if (insert && !error && lease.current() != null && insertId != 0) {
-            // the backend may have generated an AUTO_INCREMENT value: its LAST_INSERT_ID() counts now
-            state.lastInsertId().backendInsert();
         }
         busy = false;
         if (lease.current() != null) {

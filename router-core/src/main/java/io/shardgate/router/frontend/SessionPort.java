@@ -67,6 +67,13 @@ public interface SessionPort {
     LastInsertId lastInsertId();
 
     /**
+     * Before a statement that reads LAST_INSERT_ID() by name: reads the session's value off the
+     * connection that holds it ({@link LastInsertId#holder()}), keeps it, then runs {@code then}
+     * (the next command waits); {@code dropped} runs instead if the session closed meanwhile.
+     */
+    void readLastInsertId(BackendLease holder, Runnable then, Runnable dropped);
+
+    /**
      * The text of a command's payload after its command byte in the client's character set, or
      * null when the router cannot decode it (an unknown character set and bytes beyond ASCII).
      */

@@ -86,6 +86,7 @@ final class SessionReset {
         PooledConnection c = home.current();
         c.state(SessionVariables.initial(c.state().schema()));
         c.forgetStatements();
+        c.lastInsertId(0); // COM_RESET_CONNECTION sets it to 0
         session.diagnosticsEffect(DiagnosticsEffect.CLEARS); // the server session starts over
         session.run(home, packet, Response.SINGLE, StatementEffects.NONE, false);
     }

@@ -11,6 +11,7 @@ import io.shardgate.router.backend.RelayTarget;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
 import io.shardgate.router.routing.Hostgroup;
+import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
 import io.shardgate.router.session.SessionVariables;
 import java.util.ArrayDeque;
@@ -42,6 +43,8 @@ public final class BackendLease implements RelayTarget {
      * (recognised in the server's answer, never sent to a client by the router).
      */
     private static final int SERVER_PARSE_ERROR = 1064;
+    /** Reads a server session's LAST_INSERT_ID() (no table: the diagnostics area stays). */
+    private static final String READ_LAST_INSERT_ID = "SELECT LAST_INSERT_ID()";
 
     private final Hostgroup hostgroup;
     /** True for the lease that runs reads on the hostgroup's readers; false for its writer's. */
@@ -63,6 +66,8 @@ public final class BackendLease implements RelayTarget {
     private long statements;
 
     private final InternalCommands internal = new InternalCommands();
+    /** Runs if the connection goes while {@link #readLastInsertId} waits for its answer; null otherwise. */
+    private Runnable readAborted;
 
     public BackendLease(Hostgroup hostgroup, boolean reads, EventLoop loop, ConnectionKind kind, LeaseOwner owner) {
         this.hostgroup = hostgroup;
@@ -285,9 +290,8 @@ public final class BackendLease implements RelayTarget {
     /** Sends what the connection's server session lacks (see {@link SessionAlignment}). */
     private void align(SessionVariables desired, BiConsumer<PooledConnection, ErrPacket> then) {
         boolean clear = current.relay().diagnosticsDirty();
-        Object insertIdOf = current.lastInsertIdOf();
-        boolean foreignInsertId = insertIdOf != null && insertIdOf != owner;
-        if (current.state() == desired && !clear && !foreignInsertId) {
+        long lastInsertId = lastInsertIdToGive();
+        if (current.state() == desired && !clear && lastInsertId == SessionAlignment.KEEP_LAST_INSERT_ID) {
             // the common case: the connection last ran this session in this state (set below)
             then.accept(current, null);
             return;
@@ -295,14 +299,31 @@ public final class BackendLease implements RelayTarget {
         if (clear) {
             current.relay().diagnosticsDirty(false);
         }
-        SessionAlignment alignment = SessionAlignment.of(current.state(), desired, clear, foreignInsertId);
+        SessionAlignment alignment = SessionAlignment.of(current.state(), desired, clear, lastInsertId);
         if (alignment.reset()) {
             current.forgetStatements(); // the reset deallocates them
+            current.lastInsertId(0);
         }
-        if (foreignInsertId || alignment.reset()) {
-            current.lastInsertIdOf(null); // cleared by the steps (a failed step closes the connection)
+        if (lastInsertId != SessionAlignment.KEEP_LAST_INSERT_ID) {
+            current.lastInsertId(lastInsertId); // set by the steps (a failed step closes the connection)
         }
         runSteps(new ArrayDeque<>(alignment.steps()), desired, then);
+    }
+
+    /**
+     * The client session's LAST_INSERT_ID() to give the connection before the statement, or {@link
+     * SessionAlignment#KEEP_LAST_INSERT_ID}: nothing to give when this connection holds the session's
+     * own, already holds the value, or the statement cannot read or keep it ({@link LastInsertId#mayObserve}).
+     */
+    private long lastInsertIdToGive() {
+        LastInsertId id = owner.lastInsertId();
+        if (id.holder() == this) {
+            return SessionAlignment.KEEP_LAST_INSERT_ID;
+        }
+        long wanted = id.wanted();
+        return current.holdsLastInsertId(wanted) || !LastInsertId.mayObserve(owner.statementDigest())
+                ? SessionAlignment.KEEP_LAST_INSERT_ID
+                : wanted;
     }
 
     private static void query(ByteBuf out, String sql) {
@@ -420,7 +441,8 @@ public final class BackendLease implements RelayTarget {
     /** As {@link #afterResponse(int, boolean)}; {@code diagnostics}: see {@link DiagnosticsHold#after}. */
     public void afterResponse(int status, boolean insert, boolean diagnostics) {
         if (current != null && (insert || settingLastInsertId || current.relay().insertId() != 0)) {
-            current.lastInsertIdOf(owner); // that server session's LAST_INSERT_ID() is this session's now
+            current.lastInsertIdUnknown();
+            owner.lastInsertId().heldBy(this); // that server session's LAST_INSERT_ID() is this session's now
         }
         settingLastInsertId = false;
         pins.holdDiagnostics(diagnostics && current != null);
@@ -447,19 +469,26 @@ public final class BackendLease implements RelayTarget {
 
     /**
      * The statement about to run may set LAST_INSERT_ID() in its server session without reporting
-     * an insert id (a CALL, a LAST_INSERT_ID(expr) call): its end marks the connection as holding
-     * this session's value (see {@link PooledConnection#lastInsertIdOf()}).
+     * an insert id (a CALL, a LAST_INSERT_ID(expr) call): its end makes the connection the holder
+     * of this session's value (see {@link LastInsertId}).
      */
     public void settingLastInsertId() {
         settingLastInsertId = true;
     }
 
-    /** Returns the connection if nothing pins the session and no response is outstanding. */
+    /**
+     * Returns the connection if nothing pins the session and no response is outstanding; when its
+     * server session holds the client session's LAST_INSERT_ID(), the owner reads that first.
+     */
     public void releaseIfFree() {
         if (current != null
                 && current.relay().idle()
                 && (statusFlags & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) == 0
                 && !pinned()) {
+            if (owner.lastInsertId().holder() == this) {
+                owner.readBeforeRelease(this);
+                return;
+            }
             PooledConnection c = current;
             if (c.relay().raisedDiagnostics()) {
                 c.relay().diagnosticsDirty(true); // e.g. one shard's warnings of a merged statement
@@ -500,6 +529,26 @@ public final class BackendLease implements RelayTarget {
                 current.connection().handshake().connectionId());
     }
 
+    /**
+     * Reads the held connection's LAST_INSERT_ID() (the client session's while this lease is its
+     * holder): {@code then} hears the value, or {@code failed} runs once the connection is gone
+     * (lost, or an answer that is no value: then it is closed).
+     */
+    public void readLastInsertId(java.util.function.LongConsumer then, Runnable failed) {
+        readAborted = failed;
+        runInternal(out -> query(out, READ_LAST_INSERT_ID), Response.RESULT_SET, (response, error) -> {
+            readAborted = null;
+            Long value = error ? null : SingleValue.unsignedLong(response);
+            if (value == null) {
+                discard();
+                failed.run();
+                return;
+            }
+            current.lastInsertId(value);
+            then.accept(value);
+        });
+    }
+
     /** Closes the held connection: its server session is lost or must not be reused. */
     public void discard() {
         pins.holdDiagnostics(false);
@@ -507,8 +556,14 @@ public final class BackendLease implements RelayTarget {
             PooledConnection c = current;
             current = null;
             c.partition().discard(c);
+            owner.lastInsertId().lostWith(this);
         }
         internal.drop();
+        Runnable aborted = readAborted;
+        readAborted = null;
+        if (aborted != null) {
+            aborted.run();
+        }
     }
 
     /** The client left: a clean connection goes back, one in the middle of anything is closed. */

@@ -2,6 +2,8 @@ package io.shardgate.router.lease;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.shardgate.router.session.LastInsertId;
+import io.shardgate.sharding.digest.Digest;
 
 /**
  * Who hears a lease's client-facing events: the command in flight. The lease implements the
@@ -27,4 +29,17 @@ public interface LeaseOwner {
 
     /** The lease's backend stayed silent past the query timeout and was closed. */
     void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId);
+
+    /** The client session's LAST_INSERT_ID(): where it is (see {@link LastInsertId}). */
+    LastInsertId lastInsertId();
+
+    /** The digest of the client's statement being set up or run, or null (none, or not a statement). */
+    Digest statementDigest();
+
+    /**
+     * {@code lease} is about to give back a connection whose server session holds the client
+     * session's LAST_INSERT_ID(): read it ({@link BackendLease#readLastInsertId}), keep it, then
+     * release; the session's next command waits for that.
+     */
+    void readBeforeRelease(BackendLease lease);
 }

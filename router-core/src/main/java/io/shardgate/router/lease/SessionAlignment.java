@@ -10,8 +10,8 @@ import java.util.List;
 /**
  * The commands that bring a borrowed connection's server session to the state a client session
  * asked for (SET replay): clear another session's diagnostics, reset when the connection's
- * assignments are not a prefix of the wanted ones (else clear another session's LAST_INSERT_ID()),
- * change the schema, then the missing assignments — one SET for all of them, except SET SESSION
+ * assignments are not a prefix of the wanted ones, give the server session the client session's
+ * LAST_INSERT_ID() when the statement may read it, change the schema, then the missing assignments — one SET for all of them, except SET SESSION
  * TRANSACTION, which cannot share one.
  * A pure function of the two states; {@link BackendLease} sends the steps one after the other.
  *
@@ -40,22 +40,31 @@ record SessionAlignment(List<Step> steps, boolean reset) {
         }
     }
 
-    /** A server session's LAST_INSERT_ID() back to 0, as on a new connection, with no result and no warning. */
-    static final String CLEAR_LAST_INSERT_ID = "DO LAST_INSERT_ID(0)";
+    /** {@link #of(SessionVariables, SessionVariables, boolean, long)}'s value for: leave LAST_INSERT_ID() as it is. */
+    static final long KEEP_LAST_INSERT_ID = -1;
 
-    /** As {@link #of(SessionVariables, SessionVariables, boolean, boolean)}, with no LAST_INSERT_ID() to clear. */
+    /** As {@link #of(SessionVariables, SessionVariables, boolean, long)}, leaving LAST_INSERT_ID() as it is. */
     static SessionAlignment of(SessionVariables actual, SessionVariables desired, boolean clearDiagnostics) {
-        return of(actual, desired, clearDiagnostics, false);
+        return of(actual, desired, clearDiagnostics, KEEP_LAST_INSERT_ID);
+    }
+
+    /**
+     * Sets a server session's LAST_INSERT_ID() to {@code value} (read as unsigned), with no result
+     * and no warning: what the client session's statement reads there (and keeps, if the statement
+     * inserts no generated key).
+     */
+    static String setLastInsertId(long value) {
+        return "DO LAST_INSERT_ID(" + Long.toUnsignedString(value) + ")";
     }
 
     /**
      * The steps from {@code actual} to {@code desired}; {@code clearDiagnostics}: the connection's
      * diagnostics area holds another session's warnings, which would pass for this one's; {@code
-     * clearLastInsertId}: the server session may hold another session's LAST_INSERT_ID(), which
-     * would pass for this one's (a reset clears it too).
+     * lastInsertId}: the client session's LAST_INSERT_ID(), which the server session does not hold
+     * (an unsigned value; {@link #KEEP_LAST_INSERT_ID}: nothing to set). A reset sets it to 0.
      */
     static SessionAlignment of(
-            SessionVariables actual, SessionVariables desired, boolean clearDiagnostics, boolean clearLastInsertId) {
+            SessionVariables actual, SessionVariables desired, boolean clearDiagnostics, long lastInsertId) {
         List<Step> steps = new ArrayList<>(4);
         if (clearDiagnostics) {
             steps.add(Step.query(DiagnosticsHold.CLEAR));
@@ -65,8 +74,9 @@ record SessionAlignment(List<Step> steps, boolean reset) {
         if (reset) {
             steps.add(new Step(Command.COM_RESET_CONNECTION, null));
             missing = List.copyOf(desired.fragments().values());
-        } else if (clearLastInsertId) {
-            steps.add(Step.query(CLEAR_LAST_INSERT_ID));
+        }
+        if (lastInsertId != KEEP_LAST_INSERT_ID && !(reset && lastInsertId == 0)) {
+            steps.add(Step.query(setLastInsertId(lastInsertId)));
         }
         if (desired.schema() != null && (!desired.schema().equals(actual.schema()) || reset)) {
             steps.add(new Step(Command.COM_INIT_DB, desired.schema()));

@@ -32,11 +32,13 @@ public final class PooledConnection implements RelayTarget {
 
     private boolean discarded;
     /**
-     * The client session (its lease owner) whose statements may have left a LAST_INSERT_ID() in
-     * this server session; null when it holds none (new, reset or cleared). A server session keeps
-     * the value for good, so another client session must not get the connection as it is.
+     * The LAST_INSERT_ID() this server session holds, when {@link #lastInsertIdKnown} (a new one
+     * holds 0). A server session keeps the value for good, so a client session that may read it is
+     * given its own first (see {@code BackendLease}).
      */
-    private Object lastInsertIdOf;
+    private long lastInsertId;
+
+    private boolean lastInsertIdKnown = true;
 
     PooledConnection(
             BackendConnection connection,
@@ -116,14 +118,20 @@ public final class PooledConnection implements RelayTarget {
         statements.clear();
     }
 
-    /** The client session whose LAST_INSERT_ID() this server session may hold, or null (see the field). */
-    public Object lastInsertIdOf() {
-        return lastInsertIdOf;
+    /** True when this server session's LAST_INSERT_ID() is known to be {@code value} (see the field). */
+    public boolean holdsLastInsertId(long value) {
+        return lastInsertIdKnown && lastInsertId == value;
     }
 
-    /** {@code session} (null: none) may have left a LAST_INSERT_ID() in this server session. */
-    public void lastInsertIdOf(Object session) {
-        this.lastInsertIdOf = session;
+    /** This server session's LAST_INSERT_ID() is {@code value} now (read, set or reset by the router). */
+    public void lastInsertId(long value) {
+        lastInsertId = value;
+        lastInsertIdKnown = true;
+    }
+
+    /** A statement may have changed this server session's LAST_INSERT_ID(). */
+    public void lastInsertIdUnknown() {
+        lastInsertIdKnown = false;
     }
 
     /** The kind it serves now: the one it was opened as, unless a schema was selected since. */

@@ -146,6 +146,17 @@ public enum DiagnosticsEffect {
         return unsure || !functionFrom.isEmpty() ? UNSURE : KEEPS;
     }
 
+    /** Whether the normalized statement text {@code text} may call a stored function (see below). */
+    static boolean mayCallStoredFunction(String text) {
+        List<Token> tokens = tokens(text);
+        for (int i = 1; i < tokens.size(); i++) {
+            if (tokens.get(i).is('(') && mayCallStoredFunction(tokens, i - 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Whether the name at {@code at}, followed by {@code (}, may be a stored function (which may
      * use tables or empty the diagnostics area unseen): quoted, qualified, or neither a reserved

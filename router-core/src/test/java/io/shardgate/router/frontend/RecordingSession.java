@@ -117,6 +117,11 @@ final class RecordingSession implements SessionPort, SessionLifecycle {
     }
 
     @Override
+    public void readLastInsertId(BackendLease holder, Runnable then, Runnable dropped) {
+        throw new UnsupportedOperationException("readLastInsertId");
+    }
+
+    @Override
     public String text(ByteBuf payload) {
         return text.text(payload);
     }

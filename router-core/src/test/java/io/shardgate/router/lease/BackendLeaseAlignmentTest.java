@@ -161,7 +161,10 @@ class BackendLeaseAlignmentTest {
         // an earlier client session's INSERT generated a key in that server session; then it left
         statement(earlier, "INSERT INTO t VALUES (NULL)", Reply.ok(1, 42, Reply.AUTOCOMMIT, 0), true);
         earlier.close();
-        assertThat(c.pooled().lastInsertIdOf()).isSameAs(earlierOwner);
+        assertThat(c.pooled().holdsLastInsertId(0))
+                .as("the INSERT may have set it")
+                .isFalse();
+        assertThat(earlierOwner.lastInsertId.holder()).isSameAs(earlier);
         assertThat(backend.idle()).isEqualTo(1);
         backend.clearSent();
         assertThat(backend.relayed()).as("the INSERT's OK, to its client").isNotEmpty();
@@ -172,13 +175,16 @@ class BackendLeaseAlignmentTest {
 
         assertThat(backend.sent()).containsExactly("COM_QUERY DO LAST_INSERT_ID(0)");
         assertThat(acquired.connection).isSameAs(c.pooled());
-        assertThat(c.pooled().lastInsertIdOf()).isNull();
+        assertThat(c.pooled().holdsLastInsertId(0)).isTrue();
         assertThat(backend.relayed()).as("the router's own answer").isEmpty();
     }
 
     @Test
-    void theSessionsOwnLastInsertIdStaysWithItsConnection() {
+    void theSessionsLastInsertIdIsReadBeforeItsConnectionGoesBackAndGivenToTheNextOne() {
         RecordingBackend.Connection c = backend.connection(state("shop"));
+        backend.answer(
+                "COM_QUERY SELECT LAST_INSERT_ID()",
+                Reply.rows(List.of("LAST_INSERT_ID()"), Reply.AUTOCOMMIT, List.of(List.of("7"))));
         // LAST_INSERT_ID(expr) reports no insert id: the executor says the statement may set one
         lease.settingLastInsertId();
         statement(
@@ -186,13 +192,29 @@ class BackendLeaseAlignmentTest {
                 "SELECT LAST_INSERT_ID(7)",
                 Reply.rows(List.of("LAST_INSERT_ID(7)"), Reply.AUTOCOMMIT, List.of(List.of("7"))),
                 false);
-        assertThat(lease.current()).as("nothing pins the session").isNull();
-        assertThat(c.pooled().lastInsertIdOf()).isSameAs(owner);
+        backend.serve();
+        assertThat(backend.sent())
+                .as("read before the connection goes back")
+                .endsWith("COM_QUERY SELECT LAST_INSERT_ID()");
+        assertThat(lease.current()).as("then nothing pins the session").isNull();
+        assertThat(owner.lastInsertId.holder()).isNull();
+        assertThat(owner.lastInsertId.wanted()).isEqualTo(7);
+        assertThat(c.pooled().holdsLastInsertId(7)).isTrue();
         backend.clearSent();
 
         statement(lease, "SELECT 1", Reply.rows(List.of("1"), Reply.AUTOCOMMIT, List.of(List.of("1"))), false);
+        assertThat(backend.sent()).as("it holds the value: nothing to give").containsExactly("COM_QUERY SELECT 1");
 
-        assertThat(backend.sent()).as("its own value: nothing to clear").containsExactly("COM_QUERY SELECT 1");
-        assertThat(c.pooled().lastInsertIdOf()).as("still this session's").isSameAs(owner);
+        // another client session takes that connection: it gets its own value (0) first
+        RecordingOwner otherOwner = new RecordingOwner(backend.client());
+        BackendLease other = new BackendLease(backend.hostgroup(), false, backend.loop(), backend.kind(), otherOwner);
+        backend.clearSent();
+        statement(other, "SELECT 2", Reply.rows(List.of("2"), Reply.AUTOCOMMIT, List.of(List.of("2"))), false);
+        assertThat(backend.sent()).containsExactly("COM_QUERY DO LAST_INSERT_ID(0)", "COM_QUERY SELECT 2");
+
+        // and this session, back on it, gets 7 again
+        backend.clearSent();
+        statement(lease, "SELECT 3", Reply.rows(List.of("3"), Reply.AUTOCOMMIT, List.of(List.of("3"))), false);
+        assertThat(backend.sent()).containsExactly("COM_QUERY DO LAST_INSERT_ID(7)", "COM_QUERY SELECT 3");
     }
 }

@@ -58,4 +58,27 @@ final class RecordingOwner implements LeaseOwner {
     public void queryTimedOut(BackendLease lease, String reason, boolean midPacket, int nextSequenceId) {
         events.add(new TimedOut(lease, reason, midPacket, nextSequenceId));
     }
+
+    final io.shardgate.router.session.LastInsertId lastInsertId = new io.shardgate.router.session.LastInsertId();
+
+    @Override
+    public io.shardgate.router.session.LastInsertId lastInsertId() {
+        return lastInsertId;
+    }
+
+    @Override
+    public io.shardgate.sharding.digest.Digest statementDigest() {
+        return null;
+    }
+
+    /** As the command in flight does: reads the value, keeps it, releases. */
+    @Override
+    public void readBeforeRelease(BackendLease lease) {
+        lease.readLastInsertId(
+                value -> {
+                    lastInsertId.read(lease, value);
+                    lease.releaseIfFree();
+                },
+                () -> {});
+    }
 }

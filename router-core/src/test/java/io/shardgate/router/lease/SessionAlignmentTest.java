@@ -76,22 +76,36 @@ class SessionAlignmentTest {
     }
 
     @Test
-    void anotherSessionsLastInsertIdIsClearedUnlessTheConnectionIsReset() {
-        SessionAlignment kept = SessionAlignment.of(state("shop"), state("shop", "sql_mode = ''"), true, true);
+    void theSessionsLastInsertIdIsGivenToTheServerSessionUnlessAResetGivesIt() {
+        SessionAlignment kept = SessionAlignment.of(state("shop"), state("shop", "sql_mode = ''"), true, 0);
         assertThat(commands(kept))
                 .containsExactly(
                         "COM_QUERY " + DiagnosticsHold.CLEAR,
                         "COM_QUERY DO LAST_INSERT_ID(0)",
                         "COM_QUERY SET sql_mode = ''");
-        assertThat(commands(SessionAlignment.of(state("shop"), state("shop"), false, true)))
+        assertThat(commands(SessionAlignment.of(state("shop"), state("shop"), false, 42)))
                 .as("also when the states match")
-                .containsExactly("COM_QUERY DO LAST_INSERT_ID(0)");
+                .containsExactly("COM_QUERY DO LAST_INSERT_ID(42)");
+        assertThat(commands(SessionAlignment.of(state("shop"), state("shop"), false, -2)))
+                .as("an unsigned value beyond Long.MAX_VALUE")
+                .containsExactly("COM_QUERY DO LAST_INSERT_ID(18446744073709551614)");
 
         SessionAlignment reset =
-                SessionAlignment.of(state("shop", "autocommit = 0"), state("shop", "sql_mode = ''"), false, true);
+                SessionAlignment.of(state("shop", "autocommit = 0"), state("shop", "sql_mode = ''"), false, 0);
         assertThat(commands(reset))
                 .as("COM_RESET_CONNECTION sets LAST_INSERT_ID() to 0 itself")
                 .containsExactly("COM_RESET_CONNECTION", "COM_INIT_DB shop", "COM_QUERY SET sql_mode = ''");
+        SessionAlignment resetThenSet =
+                SessionAlignment.of(state("shop", "autocommit = 0"), state("shop", "sql_mode = ''"), false, 7);
+        assertThat(commands(resetThenSet))
+                .containsExactly(
+                        "COM_RESET_CONNECTION",
+                        "COM_QUERY DO LAST_INSERT_ID(7)",
+                        "COM_INIT_DB shop",
+                        "COM_QUERY SET sql_mode = ''");
+        assertThat(commands(SessionAlignment.of(state("shop"), state("shop"), false)))
+                .as("nothing to set")
+                .isEmpty();
     }
 
     @Test

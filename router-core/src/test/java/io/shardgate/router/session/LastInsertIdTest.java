@@ -15,8 +15,14 @@ class LastInsertIdTest {
         id.generated(42);
         assertThat(id.column("SELECT LAST_INSERT_ID()")).isEqualTo("LAST_INSERT_ID()");
         assertThat(id.value()).isEqualTo(42);
-        id.backendInsert();
+        Object lease = new Object();
+        id.heldBy(lease);
         assertThat(id.column("SELECT LAST_INSERT_ID()")).isNull();
+        id.read(lease, 43);
+        assertThat(id.column("SELECT LAST_INSERT_ID()"))
+                .as("a value read off a server session is given to the next one, not answered")
+                .isNull();
+        assertThat(id.wanted()).isEqualTo(43);
         id.generated(43);
         id.reset();
         assertThat(id.column("SELECT LAST_INSERT_ID()")).isNull();
