@@ -124,6 +124,8 @@ class Issue23LastInsertIdKeptIT {
                     + ".i23k_child (id INT AUTO_INCREMENT PRIMARY KEY, parent BIGINT)");
             s.execute("CREATE OR REPLACE TABLE " + ProxyCluster.SCHEMA
                     + ".i23k_other (id INT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(10)) AUTO_INCREMENT = 1000");
+            s.execute("CREATE OR REPLACE TABLE " + ProxyCluster.SCHEMA
+                    + ".i23k_sharded (id INT AUTO_INCREMENT PRIMARY KEY, k INT, note VARCHAR(10))");
         }
     }
 
@@ -158,6 +160,43 @@ class Issue23LastInsertIdKeptIT {
             viaRouter = runScript(router.mysqlPort(), ProxyCluster.APP_USER, ProxyCluster.APP_PASSWORD, script);
         }
         assertThat(viaRouter).as("through Shardgate vs directly, byte for byte").isEqualTo(direct);
+    }
+
+    /**
+     * A multi-shard INSERT may set LAST_INSERT_ID() in each shard's server session (MariaDB's answer
+     * would be the first id of the whole statement): the router does not know it, so reading it by
+     * name is refused until a single-shard statement sets it again; one that sets nothing (an
+     * explicit id) leaves it unknown.
+     */
+    @Test
+    void aMultiShardInsertLeavesItUnknownUntilASingleShardInsertSetsIt() throws Exception {
+        freshTables();
+        try (Shardgate router = twoHostgroupRouter();
+                RawMySqlClient a = RawMySqlClient.loggedIn(
+                        router.mysqlPort(), ProxyCluster.APP_USER, ProxyCluster.APP_PASSWORD, ProxyCluster.SCHEMA)) {
+            System.out.println(
+                    "EXPLAIN: "
+                            + response(
+                                    a,
+                                    "EXPLAIN SHARDGATE INSERT INTO i23k_sharded (k, note) VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')"));
+            response(a, "INSERT INTO i23k_sharded (k, note) VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')");
+            assertThat(error(a, "SELECT LAST_INSERT_ID()")).contains("1235").contains("not known");
+            assertThat(error(a, "SELECT @@identity")).contains("1235");
+
+            response(a, "INSERT INTO i23k_ids (id, note) VALUES (900, 'e')"); // sets nothing
+            assertThat(error(a, "SELECT LAST_INSERT_ID()")).contains("1235");
+
+            response(a, "INSERT INTO i23k_ids (note) VALUES ('f')"); // generates 901
+            assertThat(response(a, "SELECT LAST_INSERT_ID()")).anyMatch(p -> p.endsWith(":03393031")); // "901"
+        }
+    }
+
+    /** The ERR a statement is answered with, as "code message". */
+    private static String error(RawMySqlClient c, String sql) throws Exception {
+        c.sendCommand(RawMySqlClient.comQuery(sql));
+        RawMySqlClient.RawPacket p = c.readPacket();
+        assertThat(p.isErr()).as("%s: %s", sql, p).isTrue();
+        return p.err().code() + " " + p.err().message();
     }
 
     private List<String> runScript(int port, String user, String password, List<String> script) throws Exception {
@@ -195,6 +234,7 @@ class Issue23LastInsertIdKeptIT {
                 "    default_hostgroup: 10",
                 "    tables:",
                 "      - {name: i23k_other, strategy: table, hostgroup: 20}",
+                "      - {name: i23k_sharded, strategy: hash, column: k, buckets: 2, hostgroups: {10: \"0\", 20: \"1\"}}",
                 "")));
     }
 }

@@ -9,7 +9,8 @@ import io.shardgate.router.session.LastInsertId;
 /**
  * Before a statement that reads LAST_INSERT_ID() by name (text or prepared): the session's value
  * must be known or held (see {@link LastInsertId}). Where the holder may have set nothing after the
- * value was lost, it is read off the holder first; where nothing knows it, the statement is refused.
+ * value was lost, or may still hold the router's key, it is read off the holder first; where nothing
+ * knows it, the statement is refused.
  */
 final class LastInsertIdCheck {
     private LastInsertIdCheck() {}
@@ -20,7 +21,7 @@ final class LastInsertIdCheck {
      */
     static boolean waits(SessionPort session, Packet packet, Runnable again) {
         LastInsertId id = session.lastInsertId();
-        if (id.doubtful() && id.holder() instanceof BackendLease holder && holder.current() != null) {
+        if (id.readFirst() && id.holder() instanceof BackendLease holder && holder.current() != null) {
             session.readLastInsertId(holder, again, packet::release);
             return true;
         }

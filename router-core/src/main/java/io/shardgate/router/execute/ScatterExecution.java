@@ -331,7 +331,7 @@ final class ScatterExecution {
         PooledConnection connection = lease == null ? null : lease.current();
         if (connection != null) {
             connection.channel().config().setAutoRead(true); // it may have been paused for the merge
-            lease.afterResponse(connection.relay().statusFlags(), false);
+            lease.afterPartResponse(connection.relay().statusFlags());
         }
         pending--;
         if (aborted) {

@@ -444,6 +444,22 @@ public final class BackendLease implements RelayTarget {
             current.lastInsertIdUnknown();
             owner.lastInsertId().heldBy(this); // that server session's LAST_INSERT_ID() is this session's now
         }
+        ended(status, insert, diagnostics);
+    }
+
+    /**
+     * A part of a statement the router runs on several connections ended: as {@link
+     * #afterResponse(int, boolean)}, except that the session's LAST_INSERT_ID() is the router's
+     * business (see {@code ScatterExecution}); the server session's own may have changed.
+     */
+    public void afterPartResponse(int status) {
+        if (current != null && current.relay().insertId() != 0) {
+            current.lastInsertIdUnknown();
+        }
+        ended(status, false, false);
+    }
+
+    private void ended(int status, boolean insert, boolean diagnostics) {
         settingLastInsertId = false;
         pins.holdDiagnostics(diagnostics && current != null);
         statusFlags = status;

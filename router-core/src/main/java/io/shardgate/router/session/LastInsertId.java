@@ -42,6 +42,8 @@ public final class LastInsertId {
     private Object holder;
     /** The holder may not have set it: a 0 read there means unknown (see {@link #heldBy(Object)}). */
     private boolean doubtful;
+    /** The router's key the holder was given before its statement: read back unchanged, it is that key still. */
+    private long heldKey;
 
     private boolean unknown;
 
@@ -56,6 +58,7 @@ public final class LastInsertId {
         fromKeys = false;
         holder = null;
         doubtful = false;
+        heldKey = 0;
         unknown = false;
     }
 
@@ -65,8 +68,11 @@ public final class LastInsertId {
      * connection was given 0 first: a 0 read there later means the statement set nothing.
      */
     public void heldBy(Object lease) {
-        doubtful = unknown;
+        boolean wasUnknown = unknown;
+        long key = value();
         set(0);
+        doubtful = wasUnknown;
+        heldKey = key;
         holder = lease;
     }
 
@@ -78,8 +84,11 @@ public final class LastInsertId {
     /** {@code value} was read off {@code lease}'s server session, which held LAST_INSERT_ID(). */
     public void read(Object lease, long value) {
         if (holder == lease) {
+            long key = heldKey;
             if (doubtful && value == 0) {
                 lost();
+            } else if (value != 0 && value == key) {
+                generated(value); // an INSERT with explicit ids after the router's key keeps the key
             } else {
                 set(value);
             }
@@ -100,11 +109,12 @@ public final class LastInsertId {
     }
 
     /**
-     * True when the holder may have set nothing after the value was lost (see {@link
-     * #heldBy(Object)}): a statement reading it by name reads it off the holder first.
+     * True when a statement reading it by name reads it off the holder first: the holder may have
+     * set nothing after the value was lost (see {@link #heldBy(Object)}), or may still hold the
+     * router's key (which the router then writes into the statement and routes by).
      */
-    public boolean doubtful() {
-        return holder != null && doubtful;
+    public boolean readFirst() {
+        return holder != null && (doubtful || heldKey != 0);
     }
 
     /** True when nothing knows the session's LAST_INSERT_ID() (see {@link #lost()}). */

@@ -29,6 +29,95 @@ class LastInsertIdTest {
     }
 
     @Test
+    void aHolderKeepsTheValueUntilItIsReadBack() {
+        LastInsertId id = new LastInsertId();
+        Object first = new Object();
+        Object second = new Object();
+        id.heldBy(first);
+        assertThat(id.holder()).isSameAs(first);
+        assertThat(id.readFirst())
+                .as("a plain holder is read where the statement runs")
+                .isFalse();
+        id.heldBy(second); // a later INSERT elsewhere
+        id.read(first, 5);
+        assertThat(id.holder()).as("a stale read changes nothing").isSameAs(second);
+        id.read(second, 6);
+        assertThat(id.holder()).isNull();
+        assertThat(id.wanted()).isEqualTo(6);
+        assertThat(id.value()).as("not the router's key: the server answers").isZero();
+        id.lostWith(first);
+        assertThat(id.unknown()).isFalse();
+        id.heldBy(first);
+        id.lostWith(first);
+        assertThat(id.unknown()).isTrue();
+    }
+
+    @Test
+    void afterAMultiShardInsertOnlyAValueSetAgainCounts() {
+        LastInsertId id = new LastInsertId();
+        Object lease = new Object();
+        id.lost();
+        assertThat(id.unknown()).isTrue();
+        assertThat(id.wanted()).as("the next server session is given 0").isZero();
+        id.heldBy(lease);
+        assertThat(id.readFirst()).isTrue();
+        id.read(lease, 0);
+        assertThat(id.unknown()).as("the statement set nothing").isTrue();
+        id.heldBy(lease);
+        id.read(lease, 901);
+        assertThat(id.unknown()).isFalse();
+        assertThat(id.wanted()).isEqualTo(901);
+    }
+
+    @Test
+    void theRoutersKeyReadBackUnchangedIsTheKeyStill() {
+        LastInsertId id = new LastInsertId();
+        Object lease = new Object();
+        id.generated(42);
+        id.heldBy(lease); // INSERT INTO visits (id) VALUES (42): explicit, keeps it
+        assertThat(id.value()).isZero();
+        assertThat(id.readFirst())
+                .as("read back before a statement that routes by it")
+                .isTrue();
+        id.read(lease, 42);
+        assertThat(id.value()).isEqualTo(42);
+        id.heldBy(lease);
+        id.read(lease, 43); // that INSERT generated its own
+        assertThat(id.value()).isZero();
+        assertThat(id.wanted()).isEqualTo(43);
+    }
+
+    @Test
+    void whatMaySetReadOrKeepIt() {
+        assertThat(LastInsertId.mayChange(Digest.of("SELECT LAST_INSERT_ID()"))).isFalse();
+        assertThat(LastInsertId.mayChange(Digest.of("SELECT LAST_INSERT_ID(5)")))
+                .isTrue();
+        assertThat(LastInsertId.mayChange(Digest.of("UPDATE t SET id = last_insert_id ( id + 1 )")))
+                .isTrue();
+        assertThat(LastInsertId.mayChange(Digest.of("insert into t values (1)")))
+                .isTrue();
+        assertThat(LastInsertId.mayChange(Digest.of("CALL p()"))).isTrue();
+        assertThat(LastInsertId.mayObserve(Digest.of("SELECT a, COUNT(*) FROM t WHERE b = 1 GROUP BY a")))
+                .isFalse();
+        assertThat(LastInsertId.mayObserve(Digest.of("SELECT 1"))).isFalse();
+        assertThat(LastInsertId.mayObserve(Digest.of("SELECT @@identity"))).isTrue();
+        assertThat(LastInsertId.mayObserve(Digest.of("SELECT LAST_INSERT_ID() + 1")))
+                .isTrue();
+        assertThat(LastInsertId.mayObserve(Digest.of("SELECT my_function(a) FROM t")))
+                .isTrue();
+        assertThat(LastInsertId.mayObserve(Digest.of("SELECT shop.f()"))).isTrue();
+        assertThat(LastInsertId.mayObserve(
+                        Digest.of("SELECT * FROM information_schema.SESSION_VARIABLES WHERE variable_name = 'x'")))
+                .isTrue();
+        assertThat(LastInsertId.mayObserve(Digest.of("SHOW VARIABLES LIKE 'last_insert_id'")))
+                .isTrue();
+        assertThat(LastInsertId.mayObserve(Digest.of("UPDATE t SET a = 1")))
+                .as("a trigger may read it")
+                .isTrue();
+        assertThat(LastInsertId.mayObserve(null)).isTrue();
+    }
+
+    @Test
     void theColumnIsNamedAsTheClientWroteItOrByItsAlias() {
         LastInsertId id = new LastInsertId();
         id.generated(7);
