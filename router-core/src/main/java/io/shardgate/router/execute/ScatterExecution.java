@@ -152,7 +152,7 @@ final class ScatterExecution {
         Digest digest = session.statement().digest();
         if (session.lastInsertId().holder() instanceof BackendLease holder
                 && holder.current() != null
-                && LastInsertId.mayObserve(digest)) {
+                && (holder.readWaits() || LastInsertId.mayObserve(digest))) {
             // each shard's server session is given the session's LAST_INSERT_ID(): known first
             session.readLastInsertId(holder, this::start, () -> {});
             return;

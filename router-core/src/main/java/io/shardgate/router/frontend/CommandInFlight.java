@@ -174,15 +174,18 @@ final class CommandInFlight implements LeaseOwner {
         releaseUnsent(); // none is left over: one command at a time
         unsent = packet;
         int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
-        Object holder = state.lastInsertId().holder();
-        if (holder instanceof BackendLease other
-                && other != lease
-                && other.current() != null
-                && LastInsertId.mayObserve(session.statement().digest())) {
-            // another connection holds the session's LAST_INSERT_ID(): the router keeps it from
-            // there, then gives it to this one (the alignment)
-            readLastInsertId(other, () -> acquire(lease, command, then));
-            return;
+        if (state.lastInsertId().holder() instanceof BackendLease holder && holder.current() != null) {
+            Digest digest = session.statement().digest();
+            boolean read = holder == lease
+                    // a connection waiting only for that read: read now, it stays for this statement
+                    ? holder.readWaits() && !LastInsertId.readsQueryCost(digest)
+                    // another connection holds it: the router keeps it from there, then gives it
+                    // to this one (the alignment)
+                    : holder.readWaits() || LastInsertId.mayObserve(digest);
+            if (read) {
+                readLastInsertId(holder, holder != lease, () -> acquire(lease, command, then));
+                return;
+            }
         }
         acquire(lease, command, then);
     }
@@ -359,11 +362,13 @@ final class CommandInFlight implements LeaseOwner {
      * connection may go back now), then runs {@code then}. When that connection is lost meanwhile
      * the value is unknown ({@link LastInsertId#lost()}) and {@code then} runs after the loss is handled.
      */
-    void readLastInsertId(BackendLease holder, Runnable then) {
+    void readLastInsertId(BackendLease holder, boolean release, Runnable then) {
         holder.readLastInsertId(
                 value -> {
                     state.lastInsertId().read(holder, value);
-                    holder.releaseIfFree();
+                    if (release) {
+                        holder.releaseIfFree();
+                    }
                     then.run();
                 },
                 () -> holder.client().eventLoop().execute(then));
@@ -384,7 +389,7 @@ final class CommandInFlight implements LeaseOwner {
     /** See {@link SessionPort#readLastInsertId}. */
     void readBeforeStatement(BackendLease holder, Runnable then, Runnable dropped) {
         lastInsertIdReads++;
-        readLastInsertId(holder, () -> {
+        readLastInsertId(holder, true, () -> {
             lastInsertIdReads--;
             if (lifecycle.isClosed()) {
                 dropped.run();
@@ -402,7 +407,7 @@ final class CommandInFlight implements LeaseOwner {
             return;
         }
         lastInsertIdReads++;
-        readLastInsertId(lease, () -> {
+        readLastInsertId(lease, true, () -> {
             lastInsertIdReads--;
             lifecycle.drain();
         });

@@ -68,6 +68,13 @@ public final class BackendLease implements RelayTarget {
     private final InternalCommands internal = new InternalCommands();
     /** Runs if the connection goes while {@link #readLastInsertId} waits for its answer; null otherwise. */
     private Runnable readAborted;
+    /**
+     * Nothing but the client session's LAST_INSERT_ID() keeps the connection: it goes back once the
+     * value is read, which waits for the session's next statement (or a quiet {@link
+     * #INSERT_ID_HOLD_MILLIS}): a read right away would reset the server session's
+     * Last_query_cost, which that statement may show ({@code SHOW STATUS}, mtr's main.key).
+     */
+    private boolean readDeferred;
 
     public BackendLease(Hostgroup hostgroup, boolean reads, EventLoop loop, ConnectionKind kind, LeaseOwner owner) {
         this.hostgroup = hostgroup;
@@ -165,12 +172,17 @@ public final class BackendLease implements RelayTarget {
 
     /** True when something keeps the connection (see {@link LeasePins#pinned}). */
     boolean pinned() {
-        return pins.pinned(statusFlags);
+        return pins.pinned(statusFlags) || readWaits();
+    }
+
+    /** True while the connection waits for the read of the session's LAST_INSERT_ID() (see {@link #readDeferred}). */
+    public boolean readWaits() {
+        return readDeferred && current != null && owner.lastInsertId().holder() == this;
     }
 
     /** True when the connection holds session state that dies with it (see {@link LeasePins#holdsSessionState}). */
     public boolean holdsSessionState() {
-        return pins.holdsSessionState(statusFlags);
+        return pins.holdsSessionState(statusFlags) || readWaits();
     }
 
     /** Why the session holds its connection (for diagnosis); empty when it returns it after each statement. */
@@ -467,19 +479,30 @@ public final class BackendLease implements RelayTarget {
         statements++;
         pins.statementEnded(insert);
         releaseIfFree();
-        if (current != null && pins.holdsInsertId()) {
-            long seen = statements;
-            current.channel()
-                    .eventLoop()
-                    .schedule(() -> endInsertIdHold(seen), INSERT_ID_HOLD_MILLIS, TimeUnit.MILLISECONDS);
+        if (current != null && (pins.holdsInsertId() || readWaits())) {
+            scheduleQuietEnd();
         }
     }
 
-    /** The hold timer: a session quiet since statement {@code seen} lets its connection go. */
-    private void endInsertIdHold(long seen) {
-        if (statements == seen && pins.holdsInsertId() && !internal.pending()) {
+    private void scheduleQuietEnd() {
+        long seen = statements;
+        current.channel().eventLoop().schedule(() -> quiet(seen), INSERT_ID_HOLD_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** The hold timer: a session quiet since statement {@code seen} lets its connection go (its value read first). */
+    private void quiet(long seen) {
+        if (statements != seen
+                || internal.pending()
+                || current == null
+                || !current.relay().idle()) {
+            return;
+        }
+        if (pins.holdsInsertId()) {
             pins.endInsertIdHold();
             releaseIfFree();
+        }
+        if (readWaits()) {
+            owner.readBeforeRelease(this);
         }
     }
 
@@ -494,7 +517,8 @@ public final class BackendLease implements RelayTarget {
 
     /**
      * Returns the connection if nothing pins the session and no response is outstanding; when its
-     * server session holds the client session's LAST_INSERT_ID(), the owner reads that first.
+     * server session holds the client session's LAST_INSERT_ID(), that is read first, before the
+     * session's next statement or after a quiet second (see {@link #readDeferred}).
      */
     public void releaseIfFree() {
         if (current != null
@@ -502,7 +526,8 @@ public final class BackendLease implements RelayTarget {
                 && (statusFlags & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) == 0
                 && !pinned()) {
             if (owner.lastInsertId().holder() == this) {
-                owner.readBeforeRelease(this);
+                readDeferred = true; // see the field
+                scheduleQuietEnd();
                 return;
             }
             PooledConnection c = current;
@@ -551,6 +576,7 @@ public final class BackendLease implements RelayTarget {
      * (lost, or an answer that is no value: then it is closed).
      */
     public void readLastInsertId(java.util.function.LongConsumer then, Runnable failed) {
+        readDeferred = false;
         readAborted = failed;
         runInternal(out -> query(out, READ_LAST_INSERT_ID), Response.RESULT_SET, (response, error) -> {
             readAborted = null;
@@ -568,6 +594,7 @@ public final class BackendLease implements RelayTarget {
     /** Closes the held connection: its server session is lost or must not be reused. */
     public void discard() {
         pins.holdDiagnostics(false);
+        readDeferred = false;
         if (current != null) {
             PooledConnection c = current;
             current = null;

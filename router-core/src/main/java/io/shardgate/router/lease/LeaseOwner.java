@@ -37,9 +37,9 @@ public interface LeaseOwner {
     Digest statementDigest();
 
     /**
-     * {@code lease} is about to give back a connection whose server session holds the client
-     * session's LAST_INSERT_ID(): read it ({@link BackendLease#readLastInsertId}), keep it, then
-     * release; the session's next command waits for that.
+     * {@code lease} gives back a connection whose server session holds the client session's
+     * LAST_INSERT_ID() after a quiet second: read it ({@link BackendLease#readLastInsertId}), keep
+     * it, then release; the session's next command waits for that.
      */
     void readBeforeRelease(BackendLease lease);
 }

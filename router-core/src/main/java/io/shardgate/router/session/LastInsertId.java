@@ -162,6 +162,15 @@ public final class LastInsertId {
                 || DiagnosticsEffect.mayCallStoredFunction(text);
     }
 
+    /**
+     * Whether the statement {@code digest} was made of may show the server session's
+     * Last_query_cost ({@code SHOW [SESSION] STATUS}, which itself leaves it as it is): no statement
+     * of the router's own may run before it.
+     */
+    public static boolean readsQueryCost(Digest digest) {
+        return digest != null && digest.startsWith("SHOW") && containsIgnoreCase(digest.text(), "STATUS");
+    }
+
     /** Whether the statement {@code digest} was made of reads LAST_INSERT_ID() by name. */
     public static boolean reads(Digest digest) {
         return digest.has(Mark.LAST_INSERT_ID) || digest.has(Mark.IDENTITY_VARIABLE);

@@ -192,6 +192,10 @@ class BackendLeaseAlignmentTest {
                 "SELECT LAST_INSERT_ID(7)",
                 Reply.rows(List.of("LAST_INSERT_ID(7)"), Reply.AUTOCOMMIT, List.of(List.of("7"))),
                 false);
+        assertThat(lease.readWaits())
+                .as("until the next statement or a quiet second")
+                .isTrue();
+        backend.advanceTime(BackendLease.INSERT_ID_HOLD_MILLIS);
         backend.serve();
         assertThat(backend.sent())
                 .as("read before the connection goes back")

@@ -201,7 +201,13 @@ class BackendLeaseReleaseTest {
         }
         statement("SELECT 5", Reply.rows(List.of("5"), AUTOCOMMIT, List.of(List.of("5"))));
         lease.afterResponse(AUTOCOMMIT, false);
+        assertThat(lease.readWaits())
+                .as("the hold is over; the read waits for the next statement (or a quiet second)")
+                .isTrue();
+        assertThat(lease.current()).isSameAs(c.pooled());
+        assertThat(backend.sent()).doesNotContain("COM_QUERY SELECT LAST_INSERT_ID()");
 
+        backend.advanceTime(BackendLease.INSERT_ID_HOLD_MILLIS);
         readThenReleased();
     }
 

@@ -31,7 +31,9 @@ public enum Mark {
     /** {@code @@warning_count} or {@code @@error_count} (any scope): diagnostics of the previous statement. */
     DIAGNOSTICS_COUNT,
     /** {@code @@identity} or {@code @@last_insert_id}: LAST_INSERT_ID() by another name. */
-    IDENTITY_VARIABLE;
+    IDENTITY_VARIABLE,
+    /** {@code @@last_gtid} (any scope): the GTID of the server session's last commit. */
+    LAST_GTID;
 
     int bit() {
         return 1 << ordinal();

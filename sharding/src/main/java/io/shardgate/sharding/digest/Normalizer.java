@@ -373,6 +373,8 @@ final class Normalizer {
         } else if ((len == 8 && sql.regionMatches(true, name, "identity", 0, 8))
                 || (len == 14 && sql.regionMatches(true, name, "last_insert_id", 0, 14))) {
             marks |= Mark.IDENTITY_VARIABLE.bit();
+        } else if (len == 9 && sql.regionMatches(true, name, "last_gtid", 0, 9)) {
+            marks |= Mark.LAST_GTID.bit();
         }
     }
 

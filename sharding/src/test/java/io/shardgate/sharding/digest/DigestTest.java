@@ -211,6 +211,16 @@ class DigestTest {
     }
 
     @Test
+    void marksTheLastGtidVariableInAnyScopeButNotInStrings() {
+        assertThat(Digest.of("SELECT @@last_gtid").has(Mark.LAST_GTID)).isTrue();
+        assertThat(Digest.of("select @@SESSION.LAST_GTID, 1").has(Mark.LAST_GTID))
+                .isTrue();
+        assertThat(Digest.of("SELECT '@@last_gtid'").has(Mark.LAST_GTID)).isFalse();
+        assertThat(Digest.of("SELECT @@last_gtid_x").has(Mark.LAST_GTID)).isFalse();
+        assertThat(Digest.of("SELECT @@identity").has(Mark.LAST_GTID)).isFalse();
+    }
+
+    @Test
     void detectsSeveralStatements() {
         assertThat(Digest.of("SELECT 1; ").multiStatement()).isFalse();
         assertThat(Digest.of("SELECT 1; SELECT 2").multiStatement()).isTrue();
