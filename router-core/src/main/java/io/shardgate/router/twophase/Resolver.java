@@ -206,15 +206,22 @@ public final class Resolver implements AutoCloseable {
             throw new IllegalArgumentException(
                     "'" + gtrid + "' is not a Shardgate transaction id (sg.<node>.<epoch>.<n>.<manager>)");
         }
-        return submit(() -> {
-                    Outcome written = writeDecision(xid, outcome);
-                    if (written != outcome) {
-                        throw new IllegalStateException("transaction " + gtrid + " is already decided: "
-                                + (written == null ? "unknown (its metadata manager did not answer)" : written.text()));
-                    }
-                    return pass(xid, outcome);
-                })
-                .get(60, TimeUnit.SECONDS);
+        java.util.concurrent.Future<Integer> work = submit(() -> {
+            Outcome written = writeDecision(xid, outcome);
+            if (written != outcome) {
+                throw new IllegalStateException("transaction " + gtrid + " is already decided: "
+                        + (written == null ? "unknown (its metadata manager did not answer)" : written.text()));
+            }
+            return pass(xid, outcome);
+        });
+        try {
+            return work.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IllegalStateException || e.getCause() instanceof IllegalArgumentException) {
+                throw (RuntimeException) e.getCause(); // the caller's answer: refused, not failed
+            }
+            throw e;
+        }
     }
 
     /** Runs a pass now on the resolver's thread and waits for it (tests, admin). */
@@ -417,12 +424,19 @@ public final class Resolver implements AutoCloseable {
 
     /**
      * Writes {@code outcome} as {@code xid}'s decision (by hand); returns the decision now there:
-     * {@code outcome}, the other one, or null when the manager could not be asked.
+     * {@code outcome}, the other one, or null when the manager could not be asked. A manager no
+     * longer configured gets no row.
      */
     private Outcome writeDecision(Xid xid, Outcome outcome) throws Exception {
         Hostgroup manager = hostgroups.get(xid.manager());
         if (manager == null) {
-            throw new IllegalStateException("its metadata manager, hostgroup " + xid.manager() + ", is not configured");
+            // the operator's call on a transaction whose manager left the configuration: no row to write
+            log.warn(
+                    "two-phase: {} resolved by hand as {} without a decision row (hostgroup {} is not configured)",
+                    xid,
+                    outcome.text(),
+                    xid.manager());
+            return outcome;
         }
         List<String> steps = new ArrayList<>();
         steps.add("SET SESSION innodb_lock_wait_timeout = " + FENCE_LOCK_WAIT_SECONDS);
