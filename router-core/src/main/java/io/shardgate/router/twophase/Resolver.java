@@ -519,9 +519,9 @@ public final class Resolver implements AutoCloseable {
             }
         });
         // a row deleted now is listed no more; one whose DELETE failed is listed again next pass
-        commits.keySet()
-                .removeIf(gtrid ->
-                        finished.getOrDefault(commits.get(gtrid), List.of()).contains(gtrid));
+        Set<String> deleted = new HashSet<>();
+        finished.values().forEach(deleted::addAll);
+        commits.keySet().removeAll(deleted);
         listedCommits = commits;
     }
 
