@@ -397,7 +397,7 @@ final class ScatterExecution {
             return;
         }
         // the statement's own XA branches: a write on every shard it ran on, none read-only
-        xaEnd = new XaCommit(session.client().eventLoop(), session.services().twoPhase(), xid, ran, Set.of(), error -> {
+        xaEnd = new XaCommit(session.services().twoPhase(), xid, ran, Set.of(), error -> {
             xaEnd = null;
             endError = error;
             endedOnEachShard();

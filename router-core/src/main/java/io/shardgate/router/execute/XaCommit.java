@@ -1,6 +1,5 @@
 package io.shardgate.router.execute;
 
-import io.netty.channel.EventLoop;
 import io.shardgate.protocol.packet.ErrPacket;
 import io.shardgate.protocol.type.ErrorCode;
 import io.shardgate.protocol.type.ServerStatus;
@@ -58,7 +57,6 @@ public final class XaCommit {
     /** Sent to the MM while the branches prepare: its OK's status says whether its transaction is open. */
     static final String PROBE = "DO 0";
 
-    private final EventLoop loop;
     private final TwoPhase twoPhase;
     private final Xid xid;
     private final List<BackendLease> leases;
@@ -85,14 +83,7 @@ public final class XaCommit {
     /** When the current two-phase step began (System.nanoTime), for its timer. */
     private long stepStarted;
 
-    XaCommit(
-            EventLoop loop,
-            TwoPhase twoPhase,
-            Xid xid,
-            List<BackendLease> leases,
-            Set<Integer> readOnly,
-            Consumer<ErrPacket> then) {
-        this.loop = loop;
+    XaCommit(TwoPhase twoPhase, Xid xid, List<BackendLease> leases, Set<Integer> readOnly, Consumer<ErrPacket> then) {
         this.twoPhase = twoPhase;
         this.xid = xid;
         this.leases = List.copyOf(leases);
