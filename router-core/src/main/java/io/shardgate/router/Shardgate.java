@@ -50,8 +50,9 @@ import io.shardgate.router.server.RouterId;
 import io.shardgate.router.server.TwoPhaseStartup;
 import io.shardgate.router.tls.FrontendTls;
 import io.shardgate.router.tls.ServerRsaKeys;
+import io.shardgate.router.twophase.DecisionTable;
 import io.shardgate.router.twophase.Resolver;
-import io.shardgate.router.twophase.TransactionLog;
+import io.shardgate.router.twophase.RouterEpochs;
 import io.shardgate.router.twophase.TwoPhase;
 import io.shardgate.router.twophase.TwoPhaseMetrics;
 import io.shardgate.sharding.key.SnowflakeIds;
@@ -93,7 +94,7 @@ public final class Shardgate implements AutoCloseable {
     private final SessionRegistry sessions;
     private final RouterResultCache cache;
     private final Resolver resolver;
-    private final TransactionLog twoPhaseLog;
+    private final RouterEpochs twoPhaseLog;
     private final MoveWatch moveWatch;
     private final MoveRunner moveRunner;
 
@@ -114,7 +115,7 @@ public final class Shardgate implements AutoCloseable {
             SessionRegistry sessions,
             RouterResultCache cache,
             Resolver resolver,
-            TransactionLog twoPhaseLog,
+            RouterEpochs twoPhaseLog,
             MoveWatch moveWatch,
             MoveRunner moveRunner) {
         this.resolver = resolver;
@@ -282,9 +283,10 @@ public final class Shardgate implements AutoCloseable {
                     metrics.registry());
             TwoPhase twoPhase = new TwoPhase(
                     settings.nodeId(),
-                    new TransactionLog(control.curator(), config.zookeeper().root()),
+                    new RouterEpochs(control.curator(), config.zookeeper().root()),
+                    new DecisionTable(),
                     new TwoPhaseMetrics(metrics.registry()));
-            TwoPhaseStartup.takeEpoch(twoPhase.log(), config.zookeeper().startupTimeoutMillis());
+            TwoPhaseStartup.takeEpoch(twoPhase.epochs(), config.zookeeper().startupTimeoutMillis());
             MoveHolds moves = new MoveHolds(MoveHolds.HOLD_TIMEOUT_MILLIS);
             FrontendServices services = new FrontendServices(
                     settings,
@@ -412,7 +414,7 @@ public final class Shardgate implements AutoCloseable {
                     sessions,
                     cache,
                     resolver,
-                    twoPhase.log(),
+                    twoPhase.epochs(),
                     moveWatch,
                     moveRunner);
         } catch (RuntimeException e) {

@@ -50,7 +50,7 @@ final class TransactionsEndpoint {
         String outcome = query.get("outcome");
         if (xid == null || outcome == null || query.size() != 2) {
             return new CacheEndpoint.Answer(
-                    400, ConfigJson.error("expected ?xid=<sg.node.epoch.n>&outcome=commit|rollback"));
+                    400, ConfigJson.error("expected ?xid=<sg.node.epoch.n.manager>&outcome=commit|rollback"));
         }
         try {
             int resolved = transactions.resolve(xid, outcome);

@@ -160,7 +160,7 @@ class TwoPhaseResultCacheIT {
         }
     }
 
-    /** XA PREPAREs the shards ran so far (both count the same transactions). */
+    /** XA PREPAREs the shards ran so far (a transaction's first shard, its metadata manager, runs none). */
     private static long xaPrepares() throws SQLException {
         long n = 0;
         for (MariaDbServer server : new MariaDbServer[] {shard10, shard20}) {

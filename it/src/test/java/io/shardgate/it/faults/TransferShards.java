@@ -29,6 +29,28 @@ final class TransferShards {
         return out;
     }
 
+    /**
+     * The decision row of the transaction {@code gtrid} on its metadata manager (the hostgroup the
+     * id names): "commit", "rollback", or "none" (no row, or no table yet).
+     */
+    static String decision(FaultCluster cluster, String gtrid) throws SQLException {
+        io.shardgate.router.twophase.Xid xid = io.shardgate.router.twophase.Xid.parse(gtrid);
+        if (xid == null) {
+            return "not a Shardgate id";
+        }
+        try (Connection c = cluster.direct(xid.manager());
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT outcome FROM shardgate.twophase_decisions WHERE id = '" + gtrid + "'")) {
+            return rs.next() ? rs.getString(1) : "none";
+        } catch (SQLException e) {
+            if (e.getErrorCode() == 1146 || e.getErrorCode() == 1049) {
+                return "none";
+            }
+            throw e;
+        }
+    }
+
     /** How many branches are prepared on {@code hostgroup}, -1 while it cannot be asked. */
     static int prepared(FaultCluster cluster, int hostgroup) {
         try {

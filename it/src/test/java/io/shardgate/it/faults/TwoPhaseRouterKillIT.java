@@ -33,8 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * amounts between accounts on different shards of a {@code two_phase} schema, each transfer also
  * appending the client's next sequence number to both shards, while the router's JVM is SIGKILLed
  * at random moments of the commit protocol and started again. After each kill the test records
- * what the shards hold prepared (branches on both shards: killed after the PREPAREs or after the
- * decision; on one: between two PREPAREs or two COMMITs). In the end: the sum of the balances is
+ * what the shards hold prepared and the decision row on the transaction's metadata manager (a
+ * prepared branch without a row: killed after the PREPARE, before the manager's commit; with a
+ * commit row: after the decision, before the XA COMMIT). In the end: the sum of the balances is
  * what it was, every sequence row is on both shards or on neither, every acknowledged transfer is
  * there, and {@code XA RECOVER} is empty on every shard.
  *
@@ -139,18 +140,23 @@ class TwoPhaseRouterKillIT {
     }
 
     /** What the shards hold prepared right after a kill: which step of the commit it interrupted. */
+    /**
+     * Where the kill landed, by what the shards hold: no branch prepared (before any PREPARE, or
+     * after every XA COMMIT), a branch prepared and no decision row on its manager (between the
+     * PREPAREs and the manager's commit), or a branch prepared and the manager committed (between
+     * the decision and the XA COMMITs).
+     */
     private static String phase(FaultCluster cluster) throws SQLException {
-        Set<String> on10 = gtrids(cluster, 10);
-        Set<String> on20 = gtrids(cluster, 20);
-        if (on10.isEmpty() && on20.isEmpty()) {
+        Set<String> prepared = new HashSet<>(gtrids(cluster, 10));
+        prepared.addAll(gtrids(cluster, 20));
+        if (prepared.isEmpty()) {
             return "none prepared";
         }
-        Set<String> both = new HashSet<>(on10);
-        both.retainAll(on20);
-        if (both.size() == Math.max(on10.size(), on20.size()) && on10.size() == on20.size()) {
-            return "prepared on both shards";
+        Set<String> decisions = new java.util.TreeSet<>();
+        for (String gtrid : prepared) {
+            decisions.add(TransferShards.decision(cluster, gtrid));
         }
-        return "prepared on one shard only";
+        return "prepared, decision row " + String.join("/", decisions);
     }
 
     /**

@@ -27,9 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A schema with {@code transaction_mode: two_phase} on two real MariaDB shards: transactions and
- * autocommit statements that write on both commit with XA and a logged decision, or roll back on
- * both; a branch failing its first phase rolls every shard back with an error naming the shard and
- * the xid; the resolver finishes branches left prepared, by the log or by hand.
+ * autocommit statements that write on both commit in two phases, the first shard reached (the
+ * metadata manager) in a plain transaction whose commit carries the decision row, the other in
+ * XA, or roll back on both; a branch failing its first phase rolls every shard back with an error
+ * naming the shard and the xid; the resolver finishes branches left prepared by the manager's row,
+ * fences those without one, or they are resolved by hand.
  */
 class TwoPhaseCommitIT {
     private static final String SCHEMA = "bank";
@@ -118,9 +120,9 @@ class TwoPhaseCommitIT {
     @Test
     void aBranchThatOnlyReadNeedsNoPrepareNorDecision() throws Exception {
         double before = committed();
-        long[] decisions = decisionNodes();
         long prepares10 = xaPrepares(10);
         long prepares20 = xaPrepares(20);
+        long starts10 = xaStatements(10, "Com_xa_start");
         try (Connection c = cluster.proxied(Driver.MARIADB);
                 Statement s = c.createStatement()) {
             // reads on shard 10 (one FOR UPDATE), a write on shard 20: one writer, one phase
@@ -145,13 +147,11 @@ class TwoPhaseCommitIT {
             cluster.onShard(
                     10, "SET SESSION innodb_lock_wait_timeout = 5", "UPDATE accounts SET balance = 100 WHERE id = 1");
             assertThat(committed()).as("no two-phase commit").isEqualTo(before);
-            assertThat(decisionNodeChanges(decisions))
-                    .as("no decision node created in ZooKeeper")
-                    .isZero();
             assertThat(xaPrepares(10)).isEqualTo(prepares10);
             assertThat(xaPrepares(20)).isEqualTo(prepares20);
 
-            // a write on both shards keeps the full protocol: PREPARE on each, a logged decision
+            // a write on both shards: PREPARE on shard 20; shard 10, reached first, is the metadata
+            // manager and commits its plain transaction with the decision row in it
             s.execute("BEGIN");
             s.executeQuery("SELECT balance FROM accounts WHERE id = 1").close();
             s.executeUpdate("UPDATE accounts SET balance = balance - 5 WHERE id = 2");
@@ -160,11 +160,14 @@ class TwoPhaseCommitIT {
             assertThat(balance(2)).isEqualTo(95);
             assertThat(balance(1002)).isEqualTo(105);
             assertThat(committed()).isEqualTo(before + 1);
-            assertThat(decisionNodeChanges(decisions))
-                    .as("one decision node created, then deleted")
-                    .isEqualTo(2);
-            assertThat(xaPrepares(10)).isEqualTo(prepares10 + 1);
+            assertThat(xaPrepares(10)).as("the manager never prepares").isEqualTo(prepares10);
             assertThat(xaPrepares(20)).isEqualTo(prepares20 + 1);
+            assertThat(xaStatements(10, "Com_xa_start"))
+                    .as("the transactions' first shard runs no XA at all")
+                    .isEqualTo(starts10);
+            assertThat(zooKeeperHasDecisions())
+                    .as("nothing written to ZooKeeper per transaction")
+                    .isFalse();
 
             // a statement not known to be a read (here a stored function called by a SELECT) counts
             // as a write: two writers, two phases
@@ -179,7 +182,8 @@ class TwoPhaseCommitIT {
             assertThat(balance(1)).isEqualTo(101);
             assertThat(balance(1002)).isEqualTo(106);
             assertThat(committed()).isEqualTo(before + 2);
-            assertThat(xaPrepares(10)).isEqualTo(prepares10 + 2);
+            assertThat(xaPrepares(20)).isEqualTo(prepares20 + 2);
+            assertThat(xaPrepares(10)).isEqualTo(prepares10);
         } finally {
             cluster.onShard(10, "DROP FUNCTION IF EXISTS touch");
         }
@@ -188,20 +192,29 @@ class TwoPhaseCommitIT {
     }
 
     /**
-     * A one-branch commit sends XA END and XA COMMIT ... ONE PHASE as one multi-statement query; a
-     * client that switched multi-statements off (COM_SET_OPTION, passed to its server session)
-     * makes the server refuse that with ER_PARSE_ERROR, having run neither: the router then sends
-     * them one by one, and the commit stands.
+     * The manager's decision row and COMMIT, and the other branch's XA END and XA PREPARE, go as
+     * multi-statement queries; a client that switched multi-statements off (COM_SET_OPTION, passed
+     * to its server session) makes the server refuse each with ER_PARSE_ERROR, having run none of
+     * it: the router then sends them one by one, and the commit stands. A transaction on one shard
+     * commits with a plain COMMIT.
      */
     @Test
-    void aOneBranchCommitSurvivesMultiStatementsSwitchedOff() throws Exception {
-        generalLog(10, true);
+    void aTwoPhaseCommitSurvivesMultiStatementsSwitchedOff() throws Exception {
+        generalLog(10, true, null);
+        generalLog(20, true, null);
         try (RawMySqlClient raw = RawMySqlClient.loggedIn(
                 cluster.router.mysqlPort(), ShardedCluster.USER, ShardedCluster.PASSWORD, SCHEMA)) {
             raw.sendCommand(new byte[] {(byte) Command.COM_SET_OPTION.code(), 1, 0}); // MULTI_STATEMENTS_OFF
             RawMySqlClient.RawPacket switched = raw.readPacket();
             assertThat(switched.isErr()).as("COM_SET_OPTION: %s", switched).isFalse();
-            for (String sql : List.of("BEGIN", "UPDATE accounts SET balance = balance - 7 WHERE id = 1", "COMMIT")) {
+            for (String sql : List.of(
+                    "BEGIN",
+                    "UPDATE accounts SET balance = balance - 7 WHERE id = 1",
+                    "UPDATE accounts SET balance = balance + 7 WHERE id = 1001",
+                    "COMMIT",
+                    "BEGIN",
+                    "UPDATE accounts SET balance = balance - 1 WHERE id = 2",
+                    "COMMIT")) {
                 raw.sendCommand(RawMySqlClient.comQuery(sql));
                 RawMySqlClient.RawPacket answer = raw.readPacket();
                 assertThat(answer.isOk())
@@ -209,19 +222,34 @@ class TwoPhaseCommitIT {
                         .isTrue();
             }
         }
-        List<String> xa = generalLog(10, false);
+        List<String> manager = generalLog(10, false, "%");
+        List<String> branch = generalLog(20, false, "XA %");
         assertThat(balance(1)).isEqualTo(93);
-        assertThat(prepared(10)).isEmpty();
+        assertThat(balance(1001)).isEqualTo(107);
+        assertThat(balance(2)).isEqualTo(99);
+        assertThat(prepared(20)).isEmpty();
         // the one round trip was tried, the server parsed none of it, and the steps ran one by one
-        assertThat(xa).anyMatch(q -> q.startsWith("XA END ") && q.contains("; XA COMMIT "));
-        assertThat(xa).anyMatch(q -> q.startsWith("XA COMMIT ") && q.endsWith(" ONE PHASE"));
+        assertThat(manager)
+                .anyMatch(q -> q.startsWith("INSERT INTO `shardgate`.`twophase_decisions`") && q.endsWith("; COMMIT"));
+        assertThat(manager)
+                .anyMatch(q -> q.startsWith("INSERT INTO `shardgate`.`twophase_decisions`") && q.endsWith("'commit')"));
+        assertThat(manager).noneMatch(q -> q.startsWith("XA "));
+        assertThat(branch).anyMatch(q -> q.startsWith("XA END ") && q.contains("; XA PREPARE "));
+        assertThat(branch).anyMatch(q -> q.startsWith("XA PREPARE "));
+        assertThat(branch).anyMatch(q -> q.startsWith("XA COMMIT ") && !q.endsWith(" ONE PHASE"));
+        // the one-shard transaction: BEGIN, its statement, COMMIT on shard 10, nothing between
+        // (the log's tail is the test's own connection switching it off)
+        int last = manager.lastIndexOf("UPDATE accounts SET balance = balance - 1 WHERE id = 2");
+        assertThat(manager.subList(last - 1, last + 2))
+                .containsExactly("BEGIN", "UPDATE accounts SET balance = balance - 1 WHERE id = 2", "COMMIT");
+        assertThat(manager.subList(last + 2, manager.size())).noneMatch(q -> q.contains("twophase_decisions"));
     }
 
     /**
      * Switches the shard's general query log (as a table) on, emptied ({@code on}), or off and
-     * returns the XA statements it logged since, in order.
+     * returns the statements it logged since whose text is {@code LIKE like}, in order.
      */
-    private static List<String> generalLog(int hostgroup, boolean on) throws SQLException {
+    private static List<String> generalLog(int hostgroup, boolean on, String like) throws SQLException {
         var shard = cluster.shard(hostgroup);
         List<String> xa = new ArrayList<>();
         try (Connection root = Driver.MARIADB.connect(shard.port(), SCHEMA, "root", shard.rootPassword());
@@ -234,7 +262,7 @@ class TwoPhaseCommitIT {
             }
             s.execute("SET GLOBAL general_log = 0");
             try (ResultSet rs = s.executeQuery("SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log"
-                    + " WHERE command_type = 'Query' AND argument LIKE 'XA %' ORDER BY event_time")) {
+                    + " WHERE command_type = 'Query' AND argument LIKE '" + like + "' ORDER BY event_time")) {
                 while (rs.next()) {
                     xa.add(rs.getString(1));
                 }
@@ -382,46 +410,200 @@ class TwoPhaseCommitIT {
     void resolverRollsBackOrphansAndCommitsByHand() throws Exception {
         Resolver resolver = cluster.router.twoPhaseResolver();
         FaultWait.until("the router has its xid epoch", () -> resolver.epoch() >= 0);
-        // an orphan: prepared by a router (epoch 999999) that is gone, no decision logged
-        Xid orphan = new Xid(7, 999_999, 1);
+        // an orphan: prepared by a router (epoch 999999) that is gone, no decision row on its
+        // manager (hostgroup 20): fenced, rolled back
+        Xid orphan = new Xid(7, 999_999, 1, 20);
         prepareOnShard(10, orphan, "UPDATE accounts SET balance = 0 WHERE id = 2");
-        // prepared under this live router's epoch with no decision: it waits for its owner
-        Xid waiting = new Xid(7, resolver.epoch(), 1_000_000);
-        prepareOnShard(10, waiting, "UPDATE accounts SET balance = balance + 1 WHERE id = 1");
-        prepareOnShard(20, waiting, "UPDATE accounts SET balance = balance - 1 WHERE id = 1001");
+        // prepared by a router that is gone, its manager a hostgroup no longer configured: no
+        // resolver can decide it, an operator must
+        Xid unmanaged = new Xid(7, 999_997, 1, 30);
+        prepareOnShard(10, unmanaged, "UPDATE accounts SET balance = balance + 1 WHERE id = 1");
+        prepareOnShard(20, unmanaged, "UPDATE accounts SET balance = balance - 1 WHERE id = 1001");
 
         resolver.passNow();
-        assertThat(prepared(10)).containsExactly(waiting.gtrid());
-        assertThat(prepared(20)).containsExactly(waiting.gtrid());
         assertThat(balance(2)).as("orphan rolled back").isEqualTo(100);
+        assertThat(decisionRow(20, orphan)).as("the fence's row").isEqualTo("rollback");
+        assertThat(prepared(10)).containsExactly(unmanaged.gtrid());
+        assertThat(prepared(20)).containsExactly(unmanaged.gtrid());
         assertThat(resolver.unresolved())
                 .extracting(Resolver.InDoubt::xid, Resolver.InDoubt::hostgroup, Resolver.InDoubt::decision)
                 .containsExactlyInAnyOrder(
-                        org.assertj.core.groups.Tuple.tuple(waiting.gtrid(), 10, "none"),
-                        org.assertj.core.groups.Tuple.tuple(waiting.gtrid(), 20, "none"));
+                        org.assertj.core.groups.Tuple.tuple(unmanaged.gtrid(), 10, "none"),
+                        org.assertj.core.groups.Tuple.tuple(unmanaged.gtrid(), 20, "none"));
         assertThat(gauge("shardgate.twophase.in_doubt")).isEqualTo(2);
 
         assertThat(http("GET", "/api/transactions"))
                 .startsWith("200 ")
-                .contains("\"xid\":\"" + waiting.gtrid() + "\"", "\"decision\":\"none\"");
+                .contains("\"xid\":\"" + unmanaged.gtrid() + "\"", "\"decision\":\"none\"", "hostgroup 30");
         // by hand, over HTTP
-        assertThat(http("POST", "/api/transactions/resolve?xid=" + waiting.gtrid() + "&outcome=commit"))
+        assertThat(http("POST", "/api/transactions/resolve?xid=" + unmanaged.gtrid() + "&outcome=commit"))
                 .startsWith("200 ")
                 .contains("\"resolved\":2");
         assertThat(balance(1)).isEqualTo(101);
         assertThat(balance(1001)).isEqualTo(99);
         assertThat(prepared(10)).isEmpty();
         assertThat(prepared(20)).isEmpty();
-        // decided once: the other outcome is refused
-        assertThatThrownBy(() -> resolver.resolve(waiting.gtrid(), Outcome.ROLLBACK))
-                .hasMessageContaining("already decided: commit");
-        assertThat(http("POST", "/api/transactions/resolve?xid=" + waiting.gtrid() + "&outcome=rollback"))
+        // decided once: the other outcome is refused (the orphan's fence wrote rollback)
+        assertThatThrownBy(() -> resolver.resolve(orphan.gtrid(), Outcome.COMMIT))
+                .hasMessageContaining("already decided: rollback");
+        assertThat(http("POST", "/api/transactions/resolve?xid=" + orphan.gtrid() + "&outcome=commit"))
                 .startsWith("409 ");
         assertThat(http("POST", "/api/transactions/resolve?xid=nonsense&outcome=commit"))
                 .startsWith("400 ");
         resolver.passNow();
         assertThat(resolver.unresolved()).isEmpty();
         assertThat(gauge("shardgate.twophase.in_doubt")).isZero();
+
+        // commit rows are deleted once a pass finds no branch of those the pass before it listed
+        try (Connection c = cluster.proxied(Driver.MARIADB);
+                Statement s = c.createStatement()) {
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 2");
+            s.executeUpdate("UPDATE accounts SET balance = balance - 1 WHERE id = 1002");
+            s.execute("COMMIT");
+        }
+        resolver.passNow();
+        resolver.passNow();
+        assertThat(commitRows(10)).as("finished commit rows are deleted").isZero();
+    }
+
+    /**
+     * The fence against a manager whose transaction is still open: the resolver's rollback row
+     * waits for the manager's uncommitted commit row; the manager commits, the fence meets a
+     * duplicate key, reads the commit and commits the branch. Then the other way: the manager
+     * rolls back while the fence waits, the fence's row goes in, the branch rolls back.
+     */
+    @Test
+    void aFenceWaitsForAnOpenManagerAndFollowsWhatItDid() throws Exception {
+        Resolver resolver = cluster.router.twoPhaseResolver();
+        FaultWait.until("the router has its xid epoch", () -> resolver.epoch() >= 0);
+        ensureDecisionTable(10);
+        for (boolean managerCommits : List.of(true, false)) {
+            // a dead router's transaction (epoch 999998): manager 10 has inserted its commit row,
+            // not committed yet; its branch on 20 is prepared
+            Xid xid = new Xid(7, 999_998, managerCommits ? 1 : 2, 10);
+            prepareOnShard(20, xid, "UPDATE accounts SET balance = balance + 3 WHERE id = 1002");
+            try (Connection manager = cluster.direct(10);
+                    Statement m = manager.createStatement()) {
+                m.execute("BEGIN");
+                m.executeUpdate("UPDATE accounts SET balance = balance - 3 WHERE id = 2");
+                m.executeUpdate("INSERT INTO shardgate.twophase_decisions (id, outcome) VALUES ('" + xid.gtrid()
+                        + "', 'commit')");
+                java.util.concurrent.ExecutorService aside = java.util.concurrent.Executors.newSingleThreadExecutor();
+                try {
+                    java.util.concurrent.Future<Integer> pass = aside.submit(resolver::passNow);
+                    // the fence's INSERT waits for the manager's row lock; with the lock wait over
+                    // (2 s) it answers 1205 and the pass leaves the branch: then this loop waits again
+                    FaultWait.until("the fence waits for the manager's row", () -> pass.isDone() || fenceWaits(10) > 0);
+                    if (managerCommits) {
+                        m.execute("COMMIT");
+                    } else {
+                        m.execute("ROLLBACK");
+                    }
+                    pass.get(60, TimeUnit.SECONDS);
+                } finally {
+                    aside.shutdownNow();
+                }
+            }
+            // a pass that met the lock wait timeout (a loaded machine) is repeated by the next
+            FaultWait.until("branch resolved", () -> {
+                try {
+                    resolver.passNow();
+                    return prepared(20).isEmpty();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            if (managerCommits) {
+                assertThat(balance(2)).isEqualTo(97);
+                assertThat(balance(1002))
+                        .as("the branch followed the manager's commit")
+                        .isEqualTo(103);
+                assertThat(decisionRow(10, xid)).isEqualTo("commit");
+            } else {
+                assertThat(balance(2)).as("rolled back, as the branch").isEqualTo(97);
+                assertThat(balance(1002))
+                        .as("the branch rolled back with the manager")
+                        .isEqualTo(103);
+                assertThat(decisionRow(10, xid)).as("the fence's row").isEqualTo("rollback");
+            }
+        }
+        assertThat(prepared(10)).isEmpty();
+    }
+
+    /**
+     * A router's COMMIT that meets a rollback row a resolver wrote first (here written by hand while
+     * the transaction is open) fails, rolls back every shard and names the shards and the xid.
+     */
+    @Test
+    void aCommitMeetingARollbackRowRollsBackEverywhereAndSaysSo() throws Exception {
+        generalLog(20, true, null);
+        try (Connection c = cluster.proxied(Driver.MARIADB);
+                Statement s = c.createStatement()) {
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = balance - 40 WHERE id = 1");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 40 WHERE id = 1001");
+            List<String> starts = generalLog(20, false, "XA START %");
+            assertThat(starts).hasSize(1);
+            String gtrid = starts.get(0).replaceAll("^XA START '([^']+)'.*$", "$1");
+            Xid xid = Xid.parse(gtrid);
+            assertThat(xid).as(starts.get(0)).isNotNull();
+            assertThat(xid.manager()).as("the first shard reached manages it").isEqualTo(10);
+            cluster.onShard(
+                    10, "INSERT INTO shardgate.twophase_decisions (id, outcome) VALUES ('" + gtrid + "', 'rollback')");
+            assertThatThrownBy(() -> s.execute("COMMIT")).isInstanceOfSatisfying(SQLException.class, e -> {
+                assertThat(e.getErrorCode()).isEqualTo(1402);
+                assertThat(e.getMessage()).contains(gtrid, "hostgroups [10, 20]", "a resolver rolled it back first");
+            });
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 1");
+            s.execute("COMMIT");
+        }
+        assertThat(balance(1)).isEqualTo(101);
+        assertThat(balance(1001)).isEqualTo(100);
+        assertThat(prepared(10)).isEmpty();
+        assertThat(prepared(20)).isEmpty();
+    }
+
+    private static void ensureDecisionTable(int hostgroup) throws SQLException {
+        cluster.onShard(
+                hostgroup,
+                new io.shardgate.router.twophase.DecisionTable().createSteps().toArray(String[]::new));
+    }
+
+    /** Commit rows in the shard's decision table. */
+    private static int commitRows(int hostgroup) throws SQLException {
+        try (Connection c = cluster.direct(hostgroup);
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT COUNT(*) FROM shardgate.twophase_decisions WHERE outcome = 'commit'")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** The decision row of {@code xid} on the shard, or null. */
+    private static String decisionRow(int hostgroup, Xid xid) throws SQLException {
+        try (Connection c = cluster.direct(hostgroup);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT outcome FROM shardgate.twophase_decisions WHERE id = '" + xid.gtrid() + "'")) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    /** Statements on the shard waiting to insert into the decision table (the fence). */
+    private static int fenceWaits(int hostgroup) {
+        try (Connection c = cluster.direct(hostgroup);
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT COUNT(*) FROM information_schema.processlist WHERE command = 'Query'"
+                                + " AND info LIKE 'INSERT INTO `shardgate`.`twophase_decisions`%'")) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** "status body" of an HTTP request to the router's control endpoint. */
@@ -451,43 +633,23 @@ class TwoPhaseCommitIT {
         }
     }
 
-    private static final String DECISIONS = "/shardgate/default/transactions/decisions";
-
-    /** The router's decision log node: {children, child version}. */
-    private static long[] decisionNodes() throws Exception {
-        try (org.apache.curator.framework.CuratorFramework zk = zooKeeper()) {
-            org.apache.zookeeper.data.Stat stat = zk.checkExists().forPath(DECISIONS);
-            return stat == null ? new long[] {0, 0} : new long[] {stat.getNumChildren(), stat.getCversion()};
+    /** XA statements of a kind the shard has run since it started (a Com_xa_* status counter). */
+    private static long xaStatements(int hostgroup, String counter) throws SQLException {
+        try (Connection c = cluster.direct(hostgroup);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE '" + counter + "'")) {
+            assertThat(rs.next()).isTrue();
+            return rs.getLong(2);
         }
     }
 
-    /**
-     * Creations and deletions of decision nodes since {@code before} ({@link #decisionNodes}), once
-     * the commit decisions logged since are deleted again (the child version counts both).
-     */
-    private static long decisionNodeChanges(long[] before) throws Exception {
-        try (org.apache.curator.framework.CuratorFramework zk = zooKeeper()) {
-            FaultWait.until("commit decisions deleted", () -> childrenOf(zk, DECISIONS) == before[0]);
-            org.apache.zookeeper.data.Stat stat = zk.checkExists().forPath(DECISIONS);
-            return (stat == null ? 0 : stat.getCversion()) - before[1];
-        }
-    }
-
-    private static org.apache.curator.framework.CuratorFramework zooKeeper() {
-        org.apache.curator.framework.CuratorFramework zk =
+    /** Whether ZooKeeper holds any two-phase decision (the design before the metadata manager did). */
+    private static boolean zooKeeperHasDecisions() throws Exception {
+        try (org.apache.curator.framework.CuratorFramework zk =
                 org.apache.curator.framework.CuratorFrameworkFactory.newClient(
-                        cluster.router.zooKeeperConnectString(), new org.apache.curator.retry.RetryOneTime(100));
-        zk.start();
-        return zk;
-    }
-
-    private static int childrenOf(org.apache.curator.framework.CuratorFramework zk, String path) {
-        try {
-            return zk.checkExists().forPath(path) == null
-                    ? 0
-                    : zk.getChildren().forPath(path).size();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+                        cluster.router.zooKeeperConnectString(), new org.apache.curator.retry.RetryOneTime(100))) {
+            zk.start();
+            return zk.checkExists().forPath("/shardgate/default/transactions/decisions") != null;
         }
     }
 

@@ -52,6 +52,7 @@ public record ErrorCode(int code, String sqlState, String messageTemplate) {
             new ErrorCode(1179, "25000", "You are not allowed to execute this command in a transaction");
     public static final ErrorCode ER_UNKNOWN_SYSTEM_VARIABLE =
             new ErrorCode(1193, "HY000", "Unknown system variable '%s'");
+    public static final ErrorCode ER_ERROR_DURING_COMMIT = new ErrorCode(1180, "HY000", "Got error %d during COMMIT");
     public static final ErrorCode ER_TOO_MANY_USER_CONNECTIONS =
             new ErrorCode(1203, "42000", "User %s already has more than 'max_user_connections' active connections");
     public static final ErrorCode ER_LOCK_WAIT_TIMEOUT =

@@ -58,7 +58,7 @@ final class InDoubtTable {
                             + " column only: SET outcome = 'commit' or 'rollback' WHERE xid = '...'");
         }
         if (!where.keySet().equals(Set.of("xid")) || !(where.get("xid") instanceof String xid)) {
-            throw new AdminSqlException(1105, "name one transaction: WHERE xid = 'sg.<node>.<epoch>.<n>'");
+            throw new AdminSqlException(1105, "name one transaction: WHERE xid = 'sg.<node>.<epoch>.<n>.<manager>'");
         }
         Outcome outcome = set.get("outcome") instanceof String text
                 ? Outcome.named(text.trim().toLowerCase(Locale.ROOT))

@@ -33,16 +33,17 @@ public final class DirectStatement extends SimpleChannelInboundHandler<Packet> {
     /** The answer: a result set's rows ({@code resultSet}), an OK (no rows), or the server's {@code error}. */
     public record Answer(boolean resultSet, List<List<String>> rows, ErrPacket error) {}
 
-    private final String sql;
-    private final Promise<Answer> result;
+    private final List<String> statements;
+    private final Promise<List<Answer>> result;
+    private final List<Answer> answers = new ArrayList<>();
     /** -1 before the column count, then column definitions still to read. */
     private int columnsLeft = -1;
 
     private boolean inRows;
-    private final List<List<String>> rows = new ArrayList<>();
+    private List<List<String>> rows = new ArrayList<>();
 
-    private DirectStatement(String sql, Promise<Answer> result) {
-        this.sql = sql;
+    private DirectStatement(List<String> statements, Promise<List<Answer>> result) {
+        this.statements = List.copyOf(statements);
         this.result = result;
     }
 
@@ -58,7 +59,31 @@ public final class DirectStatement extends SimpleChannelInboundHandler<Packet> {
             BackendLogin login,
             String sql,
             long timeoutMillis) {
-        Promise<Answer> result = loop.newPromise();
+        Promise<Answer> one = loop.newPromise();
+        runEach(connector, loop, address, login, List.of(sql), timeoutMillis).addListener(f -> {
+            if (f.isSuccess()) {
+                @SuppressWarnings("unchecked")
+                List<Answer> answers = (List<Answer>) f.getNow();
+                one.trySuccess(answers.get(0));
+            } else {
+                one.tryFailure(f.cause());
+            }
+        });
+        return one;
+    }
+
+    /**
+     * Runs {@code statements} one after the other on one new connection (one login), each whatever
+     * the previous one answered; the future has an answer per statement, or fails as {@link #run}'s.
+     */
+    public static Future<List<Answer>> runEach(
+            BackendConnector connector,
+            EventLoop loop,
+            BackendAddress address,
+            BackendLogin login,
+            List<String> statements,
+            long timeoutMillis) {
+        Promise<List<Answer>> result = loop.newPromise();
         ScheduledFuture<?> deadline = loop.schedule(
                 () -> result.tryFailure(new IllegalStateException("no answer within " + timeoutMillis + " ms")),
                 timeoutMillis,
@@ -74,7 +99,7 @@ public final class DirectStatement extends SimpleChannelInboundHandler<Packet> {
                 connection.close();
                 return;
             }
-            connection.channel().pipeline().addLast("statement", new DirectStatement(sql, result));
+            connection.channel().pipeline().addLast("statement", new DirectStatement(statements, result));
             result.addListener(r -> {
                 if (!r.isSuccess()) {
                     connection.close();
@@ -87,6 +112,11 @@ public final class DirectStatement extends SimpleChannelInboundHandler<Packet> {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
+        send(ctx);
+    }
+
+    private void send(ChannelHandlerContext ctx) {
+        String sql = statements.get(answers.size());
         ctx.writeAndFlush(PacketWriter.frame(
                 ctx.alloc(),
                 0,
@@ -129,7 +159,15 @@ public final class DirectStatement extends SimpleChannelInboundHandler<Packet> {
     }
 
     private void finish(ChannelHandlerContext ctx, Answer answer) {
-        result.trySuccess(answer);
+        answers.add(answer);
+        if (answers.size() < statements.size()) {
+            columnsLeft = -1;
+            inRows = false;
+            rows = new ArrayList<>();
+            send(ctx);
+            return;
+        }
+        result.trySuccess(List.copyOf(answers));
         ctx.writeAndFlush(PacketWriter.frame(ctx.alloc(), 0, 1, out -> out.writeByte(Command.COM_QUIT.code())))
                 .addListener(ChannelFutureListener.CLOSE);
     }

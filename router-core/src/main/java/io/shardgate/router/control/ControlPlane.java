@@ -270,7 +270,7 @@ public final class ControlPlane implements AutoCloseable {
         return server.port();
     }
 
-    /** The ZooKeeper client of the control plane (two-phase commit keeps its decision log there). */
+    /** The ZooKeeper client of the control plane (two-phase commit takes its router epochs there). */
     public CuratorFramework curator() {
         return client;
     }

@@ -17,7 +17,8 @@ final class DeferredBegin {
 
     /**
      * Declares the transaction begun by {@code sql} and answers the client's BEGIN with OK; in a
-     * two_phase schema it gets an xid and begins with XA START on each hostgroup.
+     * two_phase schema it gets an xid: the first hostgroup it reaches runs the BEGIN (its metadata
+     * manager), the others XA START.
      */
     static void declare(SessionPort session, String sql, boolean readOnly) {
         Xid xid = null;
@@ -28,7 +29,11 @@ final class DeferredBegin {
                 return;
             }
         }
-        session.transaction().declared(sql, xid);
+        session.transaction()
+                .declared(
+                        sql,
+                        xid,
+                        xid == null ? null : session.services().twoPhase().decisions());
         int flags = session.leases().statusFlags();
         if (readOnly) {
             flags |= ServerStatus.SERVER_STATUS_IN_TRANS_READONLY;

@@ -128,9 +128,13 @@ final class ScatterExecution {
                 session.transaction().start() != null,
                 session.leases().statusFlags(),
                 TwoPhaseRules.twoPhase(session));
-        this.xid = atomicity == StatementAtomicity.XA
+        Xid fresh = atomicity == StatementAtomicity.XA
                 ? session.services().twoPhase().next()
                 : null;
+        // the statement's first shard is its metadata manager
+        this.xid = fresh == null
+                ? null
+                : fresh.withManager(targets.targets().get(0).hostgroup());
         this.merge = plan.merge().resolve(values);
         this.results = ResultMerge.of(
                 plan.kind() == StatementKind.SELECT,
@@ -178,8 +182,11 @@ final class ScatterExecution {
             return;
         }
         RenderedSql sql = plan.sql(targets, target, values);
-        List<String> begin =
-                atomicity.begin(session.transaction().beginSteps(target.hostgroup()), xid, target.hostgroup());
+        List<String> begin = atomicity.begin(
+                session.transaction().beginSteps(target.hostgroup()),
+                xid,
+                target.hostgroup(),
+                xid == null ? null : session.services().twoPhase().decisions());
         lease.acquire(session.desired(), begin, (connection, error) -> {
             if (aborted) {
                 lease.releaseIfFree();
@@ -409,7 +416,7 @@ final class ScatterExecution {
             return;
         }
         // the statement's own XA branches: a write on every shard it ran on, none read-only
-        xaEnd = new XaCommit(session.client().eventLoop(), session.services().twoPhase(), xid, ran, Set.of(), error -> {
+        xaEnd = new XaCommit(session.services().twoPhase(), xid, ran, Set.of(), error -> {
             xaEnd = null;
             endError = error;
             endedOnEachShard();

@@ -1,8 +1,10 @@
 package io.shardgate.router.execute;
 
 import io.shardgate.protocol.type.ServerStatus;
+import io.shardgate.router.twophase.DecisionTable;
 import io.shardgate.router.twophase.Xid;
 import io.shardgate.sharding.plan.StatementKind;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -18,8 +20,10 @@ import java.util.List;
  *       is set on each shard first; a failure rolls every shard back to it, the rest of the
  *       transaction stays, as MySQL rolls back just the failed statement (inside a two_phase
  *       transaction too: MariaDB keeps savepoints inside an XA branch);
- *   <li>{@link #XA}: an autocommit statement in a two_phase schema: XA START on each shard, then
- *       two-phase commit ({@link XaCommit}) if every shard succeeded, else XA ROLLBACK everywhere.
+ *   <li>{@link #XA}: an autocommit statement in a two_phase schema: START TRANSACTION on its first
+ *       shard (the metadata manager, see {@link io.shardgate.router.twophase.Xid}), XA START on each
+ *       other, then two-phase commit ({@link XaCommit}) if every shard succeeded, else a rollback
+ *       everywhere.
  * </ul>
  * With {@link #TRANSACTION}, COMMITs on several shards are not atomic with each other: a shard
  * that fails its COMMIT after another committed leaves the statement half applied, and the client
@@ -68,12 +72,21 @@ enum StatementAtomicity {
     /**
      * What the shard's connection runs first when it has no transaction open: the session's own
      * steps ({@code sessionBegin}: its BEGIN and savepoints, null outside a transaction), the
-     * statement's START TRANSACTION, or its XA START of {@code xid}'s branch on {@code hostgroup}.
+     * statement's START TRANSACTION, or with {@link #XA} START TRANSACTION on {@code xid}'s manager
+     * (after creating the {@code decisions} table there the first time) and XA START of its branch
+     * on any other {@code hostgroup}.
      */
-    List<String> begin(List<String> sessionBegin, Xid xid, int hostgroup) {
+    List<String> begin(List<String> sessionBegin, Xid xid, int hostgroup, DecisionTable decisions) {
         return switch (this) {
             case TRANSACTION -> List.of(BEGIN);
-            case XA -> List.of("XA START " + xid.sql(hostgroup));
+            case XA -> {
+                if (xid.manager() != hostgroup) {
+                    yield List.of("XA START " + xid.sql(hostgroup));
+                }
+                List<String> steps = new ArrayList<>(decisions.beforeManagerBegin(hostgroup));
+                steps.add(BEGIN);
+                yield steps;
+            }
             default -> sessionBegin;
         };
     }

@@ -111,6 +111,6 @@ final class TwoPhaseRules {
     /** The error of a two_phase transaction while this router has no xid epoch from ZooKeeper. */
     static ErrPacket noEpoch() {
         return Errors.notSupported("a transaction on several shards in a two_phase schema while this router has"
-                + " not reached ZooKeeper (its decision log and xid epoch live there)");
+                + " not reached ZooKeeper (its xid epoch comes from there)");
     }
 }

@@ -8,8 +8,9 @@ import io.shardgate.router.twophase.Xid;
 import java.util.List;
 
 /**
- * The client's COMMIT or ROLLBACK of a two_phase transaction (one begun with XA START on each
- * hostgroup it reached): carried out by {@link XaCommit} on those hostgroups, then answered with
+ * The client's COMMIT or ROLLBACK of a two_phase transaction (a plain transaction on its metadata
+ * manager, XA START on each other hostgroup it reached): carried out by {@link XaCommit} on those
+ * hostgroups, then answered with
  * OK or the error naming the shards and the xid. Either way the transaction is over.
  */
 final class XaTransactionEnd {
@@ -41,7 +42,6 @@ final class XaTransactionEnd {
     static void start(SessionPort session, List<BackendLease> reached, boolean commit) {
         Xid xid = session.transaction().xid();
         XaCommit end = new XaCommit(
-                session.client().eventLoop(),
                 session.services().twoPhase(),
                 xid,
                 reached,

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param loginFailures failed logins per client address ({@code server.max_login_failures})
  * @param userConnections connections per user ({@code users[].max_connections})
  * @param schemaTracker re-reads the shards' column lists after DDL run on several hostgroups
- * @param twoPhase xids, decision log and meters of two-phase commit (two_phase schemas)
+ * @param twoPhase xids, the decision table and meters of two-phase commit (two_phase schemas)
  * @param moves the tables of the moves under way and the statements waiting for a cutover
  */
 public record FrontendServices(

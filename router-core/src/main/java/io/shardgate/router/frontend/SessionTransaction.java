@@ -1,5 +1,6 @@
 package io.shardgate.router.frontend;
 
+import io.shardgate.router.twophase.DecisionTable;
 import io.shardgate.router.twophase.Xid;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -28,8 +29,13 @@ public final class SessionTransaction {
 
     /** The BEGIN text of the open explicit transaction, or null. */
     private String start;
-    /** The XA id of a two_phase transaction (each hostgroup begins it with XA START), or null. */
+    /**
+     * The id of a two_phase transaction, or null: its first hostgroup becomes the metadata manager
+     * (a plain BEGIN there), each other one begins its branch with XA START.
+     */
     private Xid xid;
+    /** Where a two_phase transaction's manager keeps its decision (created before its BEGIN). */
+    private DecisionTable decisions;
     /** Whether a backend has run {@link #start}. */
     private boolean opened;
     /** The savepoints set in the transaction, oldest first, as written (backticks kept). */
@@ -48,6 +54,7 @@ public final class SessionTransaction {
     public void started(String sql) {
         start = sql;
         xid = null;
+        decisions = null;
         opened = true;
         savepoints.clear();
         writers.clear();
@@ -56,11 +63,13 @@ public final class SessionTransaction {
 
     /**
      * A plain BEGIN answered by the router: {@code sql} runs on each hostgroup before the session's
-     * first statement there, or {@code XA START} of {@code xid} when that is not null (two_phase).
+     * first statement there; in a two_phase transaction ({@code xid} not null) only on the first
+     * one, its metadata manager, and {@code XA START} of {@code xid} on the others.
      */
-    public void declared(String sql, Xid xid) {
+    public void declared(String sql, Xid xid, DecisionTable decisions) {
         start = sql;
         this.xid = xid;
+        this.decisions = decisions;
         opened = false;
         savepoints.clear();
         writers.clear();
@@ -103,22 +112,36 @@ public final class SessionTransaction {
         return out;
     }
 
-    /** The XA id of the open two_phase transaction, or null. */
+    /**
+     * The id of the open two_phase transaction, or null; its manager is set once the first
+     * hostgroup was asked for its {@link #beginSteps}.
+     */
     public Xid xid() {
         return xid;
     }
 
     /**
-     * What {@code hostgroup}, reached by the transaction, runs before the statement: the BEGIN (XA
-     * START of its branch in a two_phase transaction), then a SAVEPOINT for each savepoint set so
-     * far; null outside a transaction.
+     * What {@code hostgroup}, reached by the transaction, runs before the statement: the BEGIN, then
+     * a SAVEPOINT for each savepoint set so far; null outside a transaction. In a two_phase
+     * transaction the first hostgroup asked becomes its metadata manager: the BEGIN there (after
+     * the decision table's creation, the first time), XA START of its branch everywhere else.
      */
     public List<String> beginSteps(int hostgroup) {
         if (start == null) {
             return null;
         }
-        List<String> steps = new ArrayList<>(1 + savepoints.size());
-        steps.add(xid != null ? "XA START " + xid.sql(hostgroup) : start);
+        List<String> steps = new ArrayList<>(3 + savepoints.size());
+        if (xid != null && !xid.hasManager()) {
+            xid = xid.withManager(hostgroup);
+        }
+        if (xid == null) {
+            steps.add(start);
+        } else if (xid.manager() == hostgroup) {
+            steps.addAll(decisions.beforeManagerBegin(hostgroup));
+            steps.add(start);
+        } else {
+            steps.add("XA START " + xid.sql(hostgroup));
+        }
         savepoints.forEach(name -> steps.add("SAVEPOINT " + name));
         return steps;
     }
@@ -170,6 +193,7 @@ public final class SessionTransaction {
     public void end() {
         start = null;
         xid = null;
+        decisions = null;
         opened = false;
         savepoints.clear();
         writers.clear();

@@ -4,7 +4,7 @@ import io.netty.channel.EventLoopGroup;
 import io.shardgate.router.backend.BackendConnector;
 import io.shardgate.router.routing.Hostgroups;
 import io.shardgate.router.twophase.Resolver;
-import io.shardgate.router.twophase.TransactionLog;
+import io.shardgate.router.twophase.RouterEpochs;
 import io.shardgate.router.twophase.TwoPhase;
 import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
@@ -15,10 +15,11 @@ public final class TwoPhaseStartup {
     private static final Logger log = LoggerFactory.getLogger(TwoPhaseStartup.class);
     /** How often the two-phase resolver looks for prepared branches (see docs/transactions.md). */
     static final long RESOLVER_PERIOD_MILLIS = 2_000;
-    /** How long a live router has to commit a decided transaction before a resolver helps. */
+    /**
+     * How long a live router has to finish its commit before a resolver acts on a branch it sees
+     * prepared (commits it by the decision row, or fences it when there is none).
+     */
     static final long RESOLVER_GRACE_MILLIS = 10_000;
-    /** How long an undecided branch may stay prepared under a live owner before it is rolled back. */
-    static final long RESOLVER_STUCK_MILLIS = 300_000;
 
     private TwoPhaseStartup() {}
 
@@ -27,7 +28,7 @@ public final class TwoPhaseStartup {
      * the first one; when ZooKeeper does not answer in time, the resolver keeps trying and such
      * transactions are refused (ERROR 1235) until it does.
      */
-    public static void takeEpoch(TransactionLog transactions, long timeoutMillis) {
+    public static void takeEpoch(RouterEpochs transactions, long timeoutMillis) {
         try {
             log.info("two-phase commit: this router's xid epoch is {}", transactions.start(timeoutMillis));
         } catch (Exception e) {
@@ -44,7 +45,8 @@ public final class TwoPhaseStartup {
             CuratorFramework curator,
             String root) {
         Resolver resolver = new Resolver(
-                twoPhase.log(),
+                twoPhase.epochs(),
+                twoPhase.decisions(),
                 twoPhase.metrics(),
                 hostgroups,
                 connector,
@@ -52,8 +54,7 @@ public final class TwoPhaseStartup {
                 curator,
                 root,
                 RESOLVER_PERIOD_MILLIS,
-                RESOLVER_GRACE_MILLIS,
-                RESOLVER_STUCK_MILLIS);
+                RESOLVER_GRACE_MILLIS);
         resolver.start();
         return resolver;
     }

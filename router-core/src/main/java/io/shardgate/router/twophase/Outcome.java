@@ -2,11 +2,11 @@ package io.shardgate.router.twophase;
 
 import java.util.Locale;
 
-/** What the decision log holds for a distributed transaction. */
+/** A distributed transaction's decision, as its row on the metadata manager holds it ({@link DecisionTable}). */
 public enum Outcome {
     /** Every shard prepared and the commit was decided: every branch must commit. */
     COMMIT,
-    /** The transaction was abandoned (a failed PREPARE, or a resolver found its owner gone). */
+    /** The transaction was abandoned: a resolver fenced it, or an operator rolled it back. */
     ROLLBACK;
 
     public String text() {

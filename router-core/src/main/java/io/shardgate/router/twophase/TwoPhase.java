@@ -3,29 +3,38 @@ package io.shardgate.router.twophase;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What the data plane needs for two-phase commit: fresh transaction ids, the decision log and the
- * meters. Thread-safe; one per router process.
+ * What the data plane needs for two-phase commit: fresh transaction ids (this router's epoch), the
+ * decision table's SQL and the meters. Thread-safe; one per router process.
  */
 public final class TwoPhase {
     private final long node;
-    private final TransactionLog log;
+    private final RouterEpochs epochs;
+    private final DecisionTable decisions;
     private final TwoPhaseMetrics metrics;
     private final AtomicLong sequence = new AtomicLong();
 
-    public TwoPhase(long node, TransactionLog log, TwoPhaseMetrics metrics) {
+    public TwoPhase(long node, RouterEpochs epochs, DecisionTable decisions, TwoPhaseMetrics metrics) {
         this.node = node;
-        this.log = log;
+        this.epochs = epochs;
+        this.decisions = decisions;
         this.metrics = metrics;
     }
 
-    /** A new transaction id, or null while this router has no epoch (ZooKeeper not reached yet). */
+    /**
+     * A new transaction id, its manager not chosen yet, or null while this router has no epoch
+     * (ZooKeeper not reached yet).
+     */
     public Xid next() {
-        long epoch = log.epoch();
+        long epoch = epochs.epoch();
         return epoch < 0 ? null : new Xid(node, epoch, sequence.incrementAndGet());
     }
 
-    public TransactionLog log() {
-        return log;
+    public RouterEpochs epochs() {
+        return epochs;
+    }
+
+    public DecisionTable decisions() {
+        return decisions;
     }
 
     public TwoPhaseMetrics metrics() {

@@ -38,9 +38,9 @@ public final class TwoPhaseMetrics {
                 .tag("outcome", "rollback")
                 .description("prepared branches the resolver finished")
                 .register(registry);
-        prepare = step(registry, "prepare", "XA END and XA PREPARE on every branch (in parallel)");
-        decision = step(registry, "decision", "the commit decision written to ZooKeeper");
-        commit = step(registry, "commit", "XA COMMIT on every branch (in parallel)");
+        prepare = step(registry, "prepare", "XA END and XA PREPARE on every branch but the manager's (in parallel)");
+        decision = step(registry, "decision", "the decision row inserted and committed on the metadata manager");
+        commit = step(registry, "commit", "XA COMMIT on every branch but the manager's (in parallel)");
         Gauge.builder("shardgate.twophase.in_doubt", inDoubt, AtomicInteger::get)
                 .description("prepared Shardgate branches left unresolved by the last resolver pass")
                 .register(registry);
@@ -53,12 +53,12 @@ public final class TwoPhaseMetrics {
                 .register(registry);
     }
 
-    /** XA END and XA PREPARE on every branch took {@code nanos} (until the last answered). */
+    /** XA END and XA PREPARE on the branches took {@code nanos} (until the last answered). */
     public void prepared(long nanos) {
         prepare.record(nanos, TimeUnit.NANOSECONDS);
     }
 
-    /** Writing the commit decision took {@code nanos}. */
+    /** The manager's INSERT of the decision row and its COMMIT took {@code nanos}. */
     public void decided(long nanos) {
         decision.record(nanos, TimeUnit.NANOSECONDS);
     }

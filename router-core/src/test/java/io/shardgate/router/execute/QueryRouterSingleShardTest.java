@@ -6,7 +6,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardgate.protocol.type.ServerStatus;
 import io.shardgate.router.fakebackend.Reply;
 import io.shardgate.router.frontend.FakeShardsSession;
-import io.shardgate.router.twophase.TransactionLog;
+import io.shardgate.router.twophase.DecisionTable;
+import io.shardgate.router.twophase.RouterEpochs;
 import io.shardgate.router.twophase.TwoPhase;
 import io.shardgate.router.twophase.TwoPhaseMetrics;
 import java.util.List;
@@ -33,7 +34,11 @@ class QueryRouterSingleShardTest {
 
     /** Two-phase commit unavailable (no ZooKeeper): these schemas are best_effort. */
     static TwoPhase noTwoPhase() {
-        return new TwoPhase(7, new TransactionLog(null, "/shardgate"), new TwoPhaseMetrics(new SimpleMeterRegistry()));
+        return new TwoPhase(
+                7,
+                new RouterEpochs(null, "/shardgate"),
+                new DecisionTable(),
+                new TwoPhaseMetrics(new SimpleMeterRegistry()));
     }
 
     private final FakeShardsSession session = new FakeShardsSession(YAML, "bank", noTwoPhase());

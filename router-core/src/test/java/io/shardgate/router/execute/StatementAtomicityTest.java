@@ -19,7 +19,7 @@ class StatementAtomicityTest {
     void anAutocommitWriteOnSeveralShardsRunsInATransactionOnEach(StatementKind kind) {
         StatementAtomicity atomicity = StatementAtomicity.of(kind, 3, false, AUTOCOMMIT, false);
         assertThat(atomicity).isEqualTo(StatementAtomicity.TRANSACTION);
-        assertThat(atomicity.begin(null, null, 10)).containsExactly("START TRANSACTION");
+        assertThat(atomicity.begin(null, null, 10, null)).containsExactly("START TRANSACTION");
         assertThat(atomicity.before()).isNull();
         assertThat(atomicity.after(false)).isEqualTo("COMMIT");
         assertThat(atomicity.after(true)).isEqualTo("ROLLBACK");
@@ -34,7 +34,7 @@ class StatementAtomicityTest {
             StatementAtomicity.of(StatementKind.UPDATE, 2, false, 0, false) // autocommit off
         }) {
             assertThat(atomicity).isEqualTo(StatementAtomicity.SAVEPOINT);
-            assertThat(atomicity.begin(List.of("START TRANSACTION READ WRITE", "SAVEPOINT a"), null, 10))
+            assertThat(atomicity.begin(List.of("START TRANSACTION READ WRITE", "SAVEPOINT a"), null, 10, null))
                     .containsExactly("START TRANSACTION READ WRITE", "SAVEPOINT a");
             assertThat(atomicity.before()).isEqualTo("SAVEPOINT shardgate_statement");
             assertThat(atomicity.after(false)).isNull();
@@ -49,7 +49,7 @@ class StatementAtomicityTest {
     void readsAndStatementsMySqlDoesNotUndoAreLeftAlone(StatementKind kind) {
         StatementAtomicity atomicity = StatementAtomicity.of(kind, 3, false, AUTOCOMMIT, false);
         assertThat(atomicity).isEqualTo(StatementAtomicity.NONE);
-        assertThat(atomicity.begin(null, null, 10)).isNull();
+        assertThat(atomicity.begin(null, null, 10, null)).isNull();
         assertThat(atomicity.after(true)).isNull();
     }
 
@@ -63,8 +63,18 @@ class StatementAtomicityTest {
     void anAutocommitWriteOnSeveralShardsOfATwoPhaseSchemaRunsInXaBranches() {
         StatementAtomicity atomicity = StatementAtomicity.of(StatementKind.UPDATE, 2, false, AUTOCOMMIT, true);
         assertThat(atomicity).isEqualTo(StatementAtomicity.XA);
-        assertThat(atomicity.begin(null, new io.shardgate.router.twophase.Xid(1, 2, 3), 20))
-                .containsExactly("XA START 'sg.1.2.3','20',1397174851");
+        io.shardgate.router.twophase.Xid xid = new io.shardgate.router.twophase.Xid(1, 2, 3).withManager(10);
+        io.shardgate.router.twophase.DecisionTable decisions = new io.shardgate.router.twophase.DecisionTable();
+        assertThat(atomicity.begin(null, xid, 20, decisions))
+                .as("a shard other than the metadata manager joins with XA")
+                .containsExactly("XA START 'sg.1.2.3.10','20',1397174851");
+        assertThat(atomicity.begin(null, xid, 10, decisions))
+                .as("the metadata manager runs a plain transaction, after creating the decision table once")
+                .containsExactly(
+                        "CREATE DATABASE IF NOT EXISTS `shardgate`",
+                        decisions.createSteps().get(1),
+                        "START TRANSACTION");
+        assertThat(atomicity.begin(null, xid, 10, decisions)).containsExactly("START TRANSACTION");
         assertThat(atomicity.before()).isNull();
         assertThat(atomicity.after(false)).isNull(); // XaCommit ends it
         // inside a transaction (an XA one in a two_phase schema) a savepoint still undoes the statement

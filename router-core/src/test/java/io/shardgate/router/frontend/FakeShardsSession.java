@@ -62,7 +62,7 @@ public final class FakeShardsSession implements AutoCloseable {
     /**
      * Opens the session on {@code schema} with one idle connection per hostgroup, aligned to it.
      *
-     * @param twoPhase the two-phase commit services (a {@code TransactionLog} started on a real
+     * @param twoPhase the two-phase commit services (a {@code RouterEpochs} started on a real
      *     ZooKeeper for two_phase schemas)
      */
     public FakeShardsSession(String yaml, String schema, TwoPhase twoPhase) {

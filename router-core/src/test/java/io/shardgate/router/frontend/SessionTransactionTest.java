@@ -22,7 +22,7 @@ class SessionTransactionTest {
     @Test
     void savepointsFollowMySqlsRules() {
         SessionTransaction t = new SessionTransaction();
-        t.declared("BEGIN", null);
+        t.declared("BEGIN", null, null);
         t.savepointStatement("SAVEPOINT a");
         t.savepointStatement("SAVEPOINT b");
         t.savepointStatement("SAVEPOINT c");
@@ -55,12 +55,29 @@ class SessionTransactionTest {
     }
 
     @Test
-    void twoPhaseTransactionBeginsEachHostgroupsBranchWithXaStart() {
+    void twoPhaseTransactionMakesItsFirstHostgroupTheManagerAndBeginsTheOthersWithXaStart() {
         SessionTransaction t = new SessionTransaction();
-        t.declared("BEGIN", new io.shardgate.router.twophase.Xid(3, 42, 7));
+        io.shardgate.router.twophase.DecisionTable decisions = new io.shardgate.router.twophase.DecisionTable();
+        decisions.beforeManagerBegin(20); // this router created the table on hostgroup 20 before
+        t.declared("BEGIN", new io.shardgate.router.twophase.Xid(3, 42, 7), decisions);
         t.savepointStatement("SAVEPOINT sp");
-        assertThat(t.beginSteps(10)).containsExactly("XA START 'sg.3.42.7','10',1397174851", "SAVEPOINT sp");
-        assertThat(t.beginSteps(20)).containsExactly("XA START 'sg.3.42.7','20',1397174851", "SAVEPOINT sp");
+        assertThat(t.xid().hasManager()).isFalse();
+        assertThat(t.beginSteps(20))
+                .as("the first hostgroup reached is the metadata manager: a plain BEGIN")
+                .containsExactly("BEGIN", "SAVEPOINT sp");
+        assertThat(t.xid().manager()).isEqualTo(20);
+        assertThat(t.beginSteps(10)).containsExactly("XA START 'sg.3.42.7.20','10',1397174851", "SAVEPOINT sp");
+        assertThat(t.beginSteps(30)).containsExactly("XA START 'sg.3.42.7.20','30',1397174851", "SAVEPOINT sp");
+        assertThat(t.beginSteps(20)).containsExactly("BEGIN", "SAVEPOINT sp");
+        t.end();
+        assertThat(t.xid()).isNull();
+        t.declared("BEGIN", new io.shardgate.router.twophase.Xid(3, 42, 8), decisions);
+        assertThat(t.beginSteps(40))
+                .as("a hostgroup first made a manager creates the decision table before its BEGIN")
+                .containsExactly(
+                        "CREATE DATABASE IF NOT EXISTS `shardgate`",
+                        decisions.createSteps().get(1),
+                        "BEGIN");
         t.end();
         assertThat(t.xid()).isNull();
         t.started("START TRANSACTION WITH CONSISTENT SNAPSHOT");

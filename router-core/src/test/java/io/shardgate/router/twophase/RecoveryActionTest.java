@@ -7,26 +7,42 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class RecoveryActionTest {
     private static final long GRACE = 10_000;
-    private static final long STUCK = 300_000;
 
-    @ParameterizedTest(name = "decision {0}, owner alive {1}, decided {2} ms ago, prepared {3} ms: {4}")
+    @ParameterizedTest(name = "decision row {0}, owner alive {1}, prepared {2} ms: {3}")
     @CsvSource({
-        // a commit decision: the owner commits it, a resolver helps once the grace period is over
-        "COMMIT,   true,  0,      0,      WAIT",
-        "COMMIT,   true,  9999,   0,      WAIT",
-        "COMMIT,   true,  10000,  0,      COMMIT",
-        "COMMIT,   false, 0,      0,      COMMIT",
-        // a rollback decision is carried out at once, whoever the owner
-        "ROLLBACK, true,  0,      0,      ROLLBACK",
-        "ROLLBACK, false, 0,      0,      ROLLBACK",
-        // no decision: a live owner may still be preparing; a dead one never will decide
-        ",         true,  0,      0,      WAIT",
-        ",         true,  0,      299999, WAIT",
-        ",         true,  0,      300000, CLAIM_ROLLBACK",
-        ",         false, 0,      0,      CLAIM_ROLLBACK",
+        // a commit row: the owner commits the branches, a resolver helps once the grace period is over
+        "COMMIT,   true,  0,     WAIT",
+        "COMMIT,   true,  9999,  WAIT",
+        "COMMIT,   true,  10000, COMMIT",
+        "COMMIT,   false, 0,     COMMIT",
+        // a rollback row (a fence, or an operator) is carried out at once, whoever the owner
+        "ROLLBACK, true,  0,     ROLLBACK",
+        "ROLLBACK, false, 0,     ROLLBACK",
+        // no row: a live owner may be between PREPARE and its manager's commit; else fence
+        ",         true,  0,     WAIT",
+        ",         true,  9999,  WAIT",
+        ",         true,  10000, FENCE",
+        ",         false, 0,     FENCE",
     })
-    void decisionTable(Outcome logged, boolean ownerAlive, long age, long prepared, RecoveryAction expected) {
-        assertThat(RecoveryAction.of(logged, ownerAlive, age, GRACE, prepared, STUCK))
-                .isEqualTo(expected);
+    void decisionTable(Outcome row, boolean ownerAlive, long prepared, RecoveryAction expected) {
+        assertThat(RecoveryAction.of(row, ownerAlive, prepared, GRACE)).isEqualTo(expected);
+    }
+
+    @ParameterizedTest(name = "fence {0}, row read again {1}: {2}")
+    @CsvSource({
+        // the rollback row went in: the manager's commit row can no longer be inserted
+        "INSERTED,  ,         ROLLBACK",
+        // a row was there, or the manager's open transaction committed its row while the fence waited
+        "DUPLICATE, COMMIT,   COMMIT",
+        // an earlier fence (or an operator's rollback)
+        "DUPLICATE, ROLLBACK, ROLLBACK",
+        // a duplicate key and then no row: the reading failed; nothing is known
+        "DUPLICATE, ,         WAIT",
+        // the manager's transaction still holds its row: try next pass
+        "LOCK_WAIT, ,         WAIT",
+        "FAILED,    ,         WAIT",
+    })
+    void afterTheFence(RecoveryAction.Fence fence, Outcome reRead, RecoveryAction expected) {
+        assertThat(RecoveryAction.afterFence(fence, reRead)).isEqualTo(expected);
     }
 }

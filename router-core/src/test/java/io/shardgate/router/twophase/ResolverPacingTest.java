@@ -18,7 +18,7 @@ class ResolverPacingTest {
 
     @Test
     void theLeaderPassesEveryPeriodAFollowerOnceInFifteen() {
-        try (Resolver resolver = new Resolver(null, null, null, null, null, null, "/sg", 2000, 10_000, 300_000)) {
+        try (Resolver resolver = new Resolver(null, null, null, null, null, null, null, "/sg", 2000, 10_000)) {
             assertThat(periods(resolver, true, 5)).containsOnly(true);
             List<Boolean> following = periods(resolver, false, 3 * Resolver.FOLLOWER_PERIODS);
             assertThat(following.stream().filter(b -> b).count()).isEqualTo(3);
