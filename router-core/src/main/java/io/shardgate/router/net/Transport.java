@@ -32,7 +32,8 @@ public record Transport(
 
     /**
      * The transport {@code -Dshardgate.transport}, else {@code configured} (server.transport), asks
-     * for, when it loads; otherwise the next that does, logged at WARN with the reason.
+     * for, when it loads; otherwise the next that does, logged with the reason (at WARN when the
+     * transport was asked for by name, at INFO for {@code auto}).
      *
      * @throws IllegalArgumentException for a name not in {@link TransportChoice#NAMES}
      */
@@ -41,8 +42,12 @@ public record Transport(
         String requested = property == null || property.isBlank() ? configured : property;
         TransportChoice choice =
                 TransportChoice.of(requested, cause(IoUring.unavailabilityCause()), cause(Epoll.unavailabilityCause()));
-        if (choice.fallback() != null) {
-            log.warn("{}", choice.fallback());
+        boolean named =
+                requested != null && !requested.isBlank() && !requested.trim().equals("auto");
+        if (choice.fallback() != null && named) {
+            log.warn("{}", choice.fallback()); // the transport asked for by name does not load
+        } else if (choice.fallback() != null) {
+            log.info("{}", choice.fallback()); // auto: e.g. a container whose seccomp profile forbids io_uring
         }
         log.info("socket transport: {}", choice.name());
         return switch (choice.name()) {
