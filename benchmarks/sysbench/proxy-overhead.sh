@@ -20,7 +20,11 @@
 #                                           the same MariaDB: the cost of planning and routing alone;
 #                                           shardgate-baseline: the shardgate target run from the jar
 #                                           BASELINE_JAR, e.g. built from an earlier commit: a
-#                                           before/after comparison in one run)
+#                                           before/after comparison in one run;
+#                                           shardgate-io_uring, shardgate-epoll, shardgate-nio: the
+#                                           shardgate target on that socket transport
+#                                           (-Dshardgate.transport), each its own process: epoll vs
+#                                           io_uring in one run)
 #   THREADS     1 4 16 64 256               sysbench client threads, one run per target and count
 #   DURATION    20                          seconds per run
 #   ROUNDS      1                           runs per target and thread count, interleaved (target A,
@@ -133,6 +137,9 @@ shardgate_config() { # port -> one hostgroup, the schema not sharded
 shardgate_baseline_config() { # port -> as shardgate_config, in its own data directory
   shardgate_config "$1" | sed "s#$work/shardgate-data#$work/shardgate-baseline-data#"
 }
+transport_config() { # port -> as shardgate_config, in the data directory of $transport_target
+  shardgate_config "$1" | sed "s#$work/shardgate-data#$work/$transport_target-data#"
+}
 shardgate_sharded_config() { # port -> the routing layer's cost alone: sbtest tables spread over two
   # hostgroups by the `table` strategy, both on the same MariaDB, so every statement is planned and
   # routed by table
@@ -190,7 +197,19 @@ for target in $TARGETS; do
       say "Shardgate $target ($BASELINE_JAR) on 127.0.0.1:${port[$target]} (pid ${pid[$target]})"
       active+=("$target")
       ;;
-    *) die "unknown target '$target' (direct, haproxy, shardgate, shardgate-sharded, shardgate-baseline)" ;;
+    shardgate-io_uring | shardgate-epoll | shardgate-nio)
+      transport_target=$target
+      start_shardgate "$target" transport_config "$SHARDGATE_JAVA_OPTS -Dshardgate.transport=${target#shardgate-}"
+      # a transport that cannot load falls back (logged): measuring the fallback under this name would mislead
+      grep -qh "socket transport: ${target#shardgate-}" "$work/$target"-*.log \
+        || { grep -h "transport" "$work/$target"-*.log >&2; die "$target does not run on ${target#shardgate-}"; }
+      port[$target]=$shardgate_port
+      pid[$target]=$shardgate_pid
+      user[$target]=$APP_USER password[$target]=$APP_PASSWORD
+      say "Shardgate $target ($jar) on 127.0.0.1:${port[$target]} (pid ${pid[$target]})"
+      active+=("$target")
+      ;;
+    *) die "unknown target '$target' (direct, haproxy, shardgate, shardgate-sharded, shardgate-baseline, shardgate-io_uring, shardgate-epoll, shardgate-nio)" ;;
   esac
 done
 [ ${#active[@]} -gt 0 ] || die "no target to measure"
@@ -289,6 +308,9 @@ case "$NAME" in scaling-*) heading="Connection scaling" ;; esac
   [ -z "${pid[haproxy]:-}" ] || echo "- HAProxy: $(haproxy -v | head -n 1)"
   commit=$(git_commit)
   [ -z "${pid[shardgate]:-}" ] || echo "- shardgate: $(basename "$jar") at commit $commit${SHARDGATE_JAVA_OPTS:+ (JVM options: $SHARDGATE_JAVA_OPTS)}${SHARDGATE_SERVER_OPTS:+ (server section: $SHARDGATE_SERVER_OPTS)}, one hostgroup, the schema not sharded"
+  for t in shardgate-io_uring shardgate-epoll shardgate-nio; do
+    [ -z "${pid[$t]:-}" ] || echo "- $t: the shardgate target's configuration on the ${t#shardgate-} socket transport (\`-Dshardgate.transport=${t#shardgate-}\`), $(basename "$jar") at commit $commit"
+  done
   [ -z "${pid[shardgate-baseline]:-}" ] || echo "- shardgate-baseline: the shardgate target's configuration run from \`$BASELINE_JAR\`"
   [ -z "${pid[shardgate-sharded]:-}" ] || echo "- shardgate-sharded: the same router, sbtest1..$TABLES spread over hostgroups 10 and 20 by the \`table\` strategy (both on the same MariaDB): every statement is planned and routed by table"
   echo "- everything (clients, proxies, MariaDB) shares the same $(nproc) CPUs on 127.0.0.1;"

@@ -245,7 +245,7 @@ public final class Shardgate implements AutoCloseable {
             first = null;
             effective = config;
         }
-        Transport transport = Transport.best();
+        Transport transport = Transport.select(settings.transport());
         EventLoopGroup acceptor = transport.newGroup(1, "sg-accept");
         // one loop per core (Netty's own default is two): a statement's client and backend sockets
         // share a loop, so more loops than cores only adds context switches and splits each pool

@@ -1,5 +1,6 @@
 package io.shardgate.router.config;
 
+import io.shardgate.router.net.TransportChoice;
 import io.shardgate.sharding.key.SnowflakeIds;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +50,8 @@ import java.util.Set;
  *     statements)
  * @param runMoves whether this router may run online moves (be the cluster's mover, docs/moves.md);
  *     every router follows the moves either way (holds, DDL refusal)
+ * @param transport socket transport: {@code auto} (the faster native one that loads), {@code
+ *     io_uring}, {@code epoll} or {@code nio}; one that cannot load falls back, logged
  */
 public record ServerSettings(
         String bind,
@@ -73,7 +76,8 @@ public record ServerSettings(
         Boolean readyRequiresOnlineBackends,
         Integer schemaTrackingIntervalMillis,
         Integer drainTimeoutMillis,
-        Boolean runMoves) {
+        Boolean runMoves,
+        String transport) {
 
     static final Set<String> AUTH_PLUGINS = Set.of("mysql_native_password", "caching_sha2_password");
 
@@ -101,12 +105,13 @@ public record ServerSettings(
         schemaTrackingIntervalMillis = schemaTrackingIntervalMillis == null ? 60_000 : schemaTrackingIntervalMillis;
         drainTimeoutMillis = drainTimeoutMillis == null ? 30_000 : drainTimeoutMillis;
         runMoves = runMoves == null || runMoves;
+        transport = transport == null ? "auto" : transport;
     }
 
     static ServerSettings defaults() {
         return new ServerSettings(
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null);
+                null, null, null, null, null, null, null);
     }
 
     List<String> validate() {
@@ -153,6 +158,9 @@ public record ServerSettings(
         }
         if (ioThreads < 0) {
             problems.add("server.io_threads must be 0 (one per core) or more, was " + ioThreads);
+        }
+        if (!TransportChoice.NAMES.contains(transport)) {
+            problems.add("server.transport must be one of " + TransportChoice.NAMES + ", was '" + transport + "'");
         }
         if (nodeId < 0 || nodeId > SnowflakeIds.MAX_NODE_ID) {
             problems.add(

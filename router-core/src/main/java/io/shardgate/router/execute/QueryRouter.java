@@ -153,7 +153,9 @@ public final class QueryRouter {
         Packet queried = packet;
         String queriedSql = sql;
         // a statement a query rule refuses never reaches the cache
+        // (enabled() first: the rerun lambda is not built per statement when the cache is off)
         if (rule.error() == null
+                && session.cache().enabled()
                 && session.cache().query(packet, digest, rule, rules, () -> route(queried, queriedSql))) {
             session.leases().diagnosticsUnknown(); // (a wait for another session's fill routes again)
             return; // answered from the result cache, or waiting for another session's fill of it

@@ -84,6 +84,11 @@ public final class SessionCache {
         }
     }
 
+    /** Whether the result cache is on: without it {@link #query} never takes a command over. */
+    public boolean enabled() {
+        return cache != null;
+    }
+
     /**
      * A COM_QUERY about to be routed. Returns true when the cache took the command over (a hit was
      * written, or it waits for a fill and will answer or call {@code rerun} later); false: route

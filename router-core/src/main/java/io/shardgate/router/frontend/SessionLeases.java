@@ -91,7 +91,8 @@ public final class SessionLeases {
     }
 
     private BackendLease find(int id, boolean reads) {
-        for (BackendLease lease : leases) {
+        for (int i = 0; i < leases.size(); i++) { // indexed: no iterator per statement (allocation guard)
+            BackendLease lease = leases.get(i);
             if (lease.hostgroup().id() == id && lease.reads() == reads) {
                 return lease;
             }
@@ -162,7 +163,8 @@ public final class SessionLeases {
         if (transaction.onlyDeclared()) { // a BEGIN the router answered: the session is in a transaction
             flags |= ServerStatus.SERVER_STATUS_IN_TRANS;
         }
-        for (BackendLease lease : leases) {
+        for (int i = 0; i < leases.size(); i++) { // indexed: no iterator per statement
+            BackendLease lease = leases.get(i);
             if ((lease.statusFlags() & ServerStatus.SERVER_STATUS_IN_TRANS) != 0 && lease.current() != null) {
                 flags |= ServerStatus.SERVER_STATUS_IN_TRANS;
             }
@@ -241,7 +243,8 @@ public final class SessionLeases {
 
     /** The lease whose connection holds the last statement's warnings or error, or null. */
     public BackendLease diagnosticsHolder() {
-        for (BackendLease lease : leases) {
+        for (int i = 0; i < leases.size(); i++) { // indexed: no iterator per statement
+            BackendLease lease = leases.get(i);
             if (lease.holdsDiagnostics()) {
                 return lease;
             }

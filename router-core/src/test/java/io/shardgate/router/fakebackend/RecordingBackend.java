@@ -1,6 +1,7 @@
 package io.shardgate.router.fakebackend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -341,6 +342,22 @@ public final class RecordingBackend implements AutoCloseable {
         connection
                 .channel()
                 .writeAndFlush(new Packet(0, buf), connection.channel().voidPromise());
+    }
+
+    /**
+     * Has the router's side of every connection, and the client's channel when this server owns it,
+     * allocate from {@code allocator} instead of the tracking allocator ({@code null}: the tracking
+     * one again); the fake's own answers still come from the tracking one. For the allocation guard,
+     * which counts what the router's allocator costs in production, not what tracking costs.
+     */
+    public void allocateFrom(ByteBufAllocator allocator) {
+        ByteBufAllocator chosen = allocator == null ? alloc : allocator;
+        if (ownsClient) {
+            client.config().setAllocator(chosen);
+        }
+        for (Connection c : connections) {
+            c.channel.config().setAllocator(chosen);
+        }
     }
 
     /** The bytes relayed to the client so far (and releases them). */

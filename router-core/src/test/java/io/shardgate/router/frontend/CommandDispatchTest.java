@@ -52,6 +52,7 @@ class CommandDispatchTest {
                 null,
                 null,
                 null,
+                null,
                 null);
         return new FrontendServices(
                 settings,

@@ -112,8 +112,24 @@ public sealed interface Route
      * Requires a range table and at least one bound slot ({@code -1} = unbounded): the
      * hostgroups of the ranges overlapping the bounds; a bound with no integer form is unbounded.
      */
-    record ByRange(TableRule table, int lower, boolean lowerInclusive, int upper, boolean upperInclusive)
+    record ByRange(
+            TableRule table,
+            int lower,
+            boolean lowerInclusive,
+            int upper,
+            boolean upperInclusive,
+            TargetsByHostgroup byHostgroup)
             implements Route {
+        public ByRange(TableRule table, int lower, boolean lowerInclusive, int upper, boolean upperInclusive) {
+            this(
+                    table,
+                    lower,
+                    lowerInclusive,
+                    upper,
+                    upperInclusive,
+                    new TargetsByHostgroup(table.strategy().hostgroups()));
+        }
+
         @Override
         public Targets targets(Values values) {
             Long low = lower < 0 ? null : KeyValues.toInteger(values.scalar(lower));
@@ -124,10 +140,17 @@ public sealed interface Route
             if (high != null && !upperInclusive) {
                 high = high == Long.MIN_VALUE ? null : high - 1;
             }
-            List<Integer> hgs = ((RangeStrategy) table.strategy()).hostgroupsBetween(low, high);
-            // an empty range matches no row; one hostgroup answers that (empty) result correctly
-            return Targets.of((hgs.isEmpty() ? table.strategy().hostgroups().subList(0, 1) : hgs)
-                    .stream().map(Target::of).toList());
+            RangeStrategy ranges = (RangeStrategy) table.strategy();
+            int sole = ranges.soleHostgroupBetween(low, high);
+            if (sole >= 0) { // most range reads: one shard, a shared Targets
+                return byHostgroup.one(sole);
+            }
+            if (sole == RangeStrategy.NO_HOSTGROUP) {
+                // an empty range matches no row; one hostgroup answers that (empty) result correctly
+                return byHostgroup.one(ranges.hostgroups().get(0));
+            }
+            return Targets.of(
+                    ranges.hostgroupsBetween(low, high).stream().map(Target::of).toList());
         }
     }
 

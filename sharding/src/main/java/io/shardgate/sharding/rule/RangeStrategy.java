@@ -38,12 +38,49 @@ public record RangeStrategy(String column, List<Shard> ranges) implements KeyedS
         if (key == null) {
             return -1;
         }
-        for (Shard shard : ranges) {
+        for (int i = 0; i < ranges.size(); i++) { // indexed: no iterator per statement
+            Shard shard = ranges.get(i);
             if (shard.below() == null || key < shard.below()) {
                 return shard.hostgroup();
             }
         }
         return -1;
+    }
+
+    /** {@link #soleHostgroupBetween}: no range overlaps the bounds. */
+    public static final int NO_HOSTGROUP = -1;
+
+    /** {@link #soleHostgroupBetween}: ranges of several hostgroups overlap the bounds. */
+    public static final int SEVERAL_HOSTGROUPS = -2;
+
+    /**
+     * The hostgroup of the ranges overlapping {@code [lower, upper]} (as {@link #hostgroupsBetween})
+     * when they are all on one, found without building a set (most range reads stay on one shard);
+     * {@link #NO_HOSTGROUP} or {@link #SEVERAL_HOSTGROUPS} otherwise.
+     */
+    public int soleHostgroupBetween(Long lower, Long upper) {
+        long from = lower == null ? Long.MIN_VALUE : lower;
+        long to = upper == null ? Long.MAX_VALUE : upper;
+        if (from > to) {
+            return NO_HOSTGROUP;
+        }
+        int sole = NO_HOSTGROUP;
+        long start = Long.MIN_VALUE;
+        for (int i = 0; i < ranges.size(); i++) {
+            Shard shard = ranges.get(i);
+            long end = shard.below() == null ? Long.MAX_VALUE : shard.below() - 1;
+            if ((shard.below() == null || shard.below() > start) && from <= end && to >= start) {
+                if (sole != NO_HOSTGROUP && sole != shard.hostgroup()) {
+                    return SEVERAL_HOSTGROUPS;
+                }
+                sole = shard.hostgroup();
+            }
+            if (shard.below() == null) {
+                break;
+            }
+            start = shard.below();
+        }
+        return sole;
     }
 
     /**

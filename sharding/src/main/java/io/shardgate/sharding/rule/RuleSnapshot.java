@@ -80,7 +80,8 @@ public record RuleSnapshot(
         Long ttl = null;
         Boolean multiplex = null;
         String error = null;
-        for (QueryRule rule : queryRules) {
+        for (int i = 0; i < queryRules.size(); i++) { // indexed: no iterator per statement
+            QueryRule rule = queryRules.get(i);
             if (!rule.matches(user, schema, digestText)) {
                 continue;
             }

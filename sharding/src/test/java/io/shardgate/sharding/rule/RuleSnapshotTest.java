@@ -61,6 +61,12 @@ class RuleSnapshotTest {
         assertThat(events.hostgroupsBetween(1_500_000L, null)).containsExactly(20, 30);
         assertThat(events.hostgroupsBetween(null, null)).containsExactly(10, 20, 30);
         assertThat(events.hostgroupsBetween(7L, 3L)).isEmpty();
+        assertThat(events.soleHostgroupBetween(5L, 999_999L)).isEqualTo(10);
+        assertThat(events.soleHostgroupBetween(1_000_000L, 1_999_999L)).isEqualTo(20);
+        assertThat(events.soleHostgroupBetween(2_000_000L, null)).isEqualTo(30);
+        assertThat(events.soleHostgroupBetween(5L, 1_000_000L)).isEqualTo(RangeStrategy.SEVERAL_HOSTGROUPS);
+        assertThat(events.soleHostgroupBetween(null, null)).isEqualTo(RangeStrategy.SEVERAL_HOSTGROUPS);
+        assertThat(events.soleHostgroupBetween(7L, 3L)).isEqualTo(RangeStrategy.NO_HOSTGROUP);
     }
 
     @Test
