@@ -15,7 +15,7 @@ package io.shardgate.router.twophase;
  *
  * The fence is what makes this safe whatever the timing: the manager's commit row and the fence's
  * rollback row have the same primary key, so exactly one of them exists. "Owner alive" (its
- * ephemeral node in ZooKeeper, see {@link TransactionLog}) and the grace period only keep a
+ * ephemeral node in ZooKeeper, see {@link RouterEpochs}) and the grace period only keep a
  * resolver from aborting a commit that is in progress.
  */
 public enum RecoveryAction {

@@ -9,7 +9,8 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.shardgate.protocol.type.Command;
-import io.shardgate.router.twophase.TransactionLog;
+import io.shardgate.router.twophase.DecisionTable;
+import io.shardgate.router.twophase.RouterEpochs;
 import io.shardgate.router.twophase.TwoPhase;
 import io.shardgate.router.twophase.TwoPhaseMetrics;
 import java.lang.management.ManagementFactory;
@@ -124,7 +125,11 @@ public final class StatementPathAllocation {
 
     /** Two-phase commit unavailable (no ZooKeeper): the schemas are best_effort. */
     private static TwoPhase noTwoPhase() {
-        return new TwoPhase(7, new TransactionLog(null, "/shardgate"), new TwoPhaseMetrics(new SimpleMeterRegistry()));
+        return new TwoPhase(
+                7,
+                new RouterEpochs(null, "/shardgate"),
+                new DecisionTable(),
+                new TwoPhaseMetrics(new SimpleMeterRegistry()));
     }
 
     /**
