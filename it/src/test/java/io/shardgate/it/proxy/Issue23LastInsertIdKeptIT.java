@@ -82,10 +82,11 @@ class Issue23LastInsertIdKeptIT {
     @ParameterizedTest(name = "multiplexing {0}")
     @ValueSource(booleans = {true, false})
     void theSessionsValueSurvivesItsConnectionGoingBack(boolean multiplexing) throws Exception {
-        List<String> direct = run(cluster.backend().port(), ProxyCluster.BACKEND_USER, ProxyCluster.BACKEND_PASSWORD);
+        List<String> direct =
+                run(cluster.backend().port(), ProxyCluster.BACKEND_USER, ProxyCluster.BACKEND_PASSWORD, SCRIPT);
         List<String> viaRouter;
         try (Shardgate router = cluster.router(multiplexing ? 1 : 2, multiplexing)) {
-            viaRouter = run(router.mysqlPort(), ProxyCluster.APP_USER, ProxyCluster.APP_PASSWORD);
+            viaRouter = run(router.mysqlPort(), ProxyCluster.APP_USER, ProxyCluster.APP_PASSWORD, SCRIPT);
         }
         assertThat(direct).as("directly").anyMatch(r -> r.contains("SELECT LAST_INSERT_ID(): "));
         assertThat(viaRouter)
@@ -94,12 +95,12 @@ class Issue23LastInsertIdKeptIT {
     }
 
     /** What the INSERTs and reads of A (and B) give, on fresh tables (ids from 1 in both runs). */
-    private List<String> run(int port, String user, String password) throws Exception {
+    private List<String> run(int port, String user, String password, List<String> script) throws Exception {
         freshTables();
         List<String> seen = new ArrayList<>();
         try (RawMySqlClient a = RawMySqlClient.loggedIn(port, user, password, ProxyCluster.SCHEMA);
                 RawMySqlClient b = RawMySqlClient.loggedIn(port, user, password, ProxyCluster.SCHEMA)) {
-            for (String line : SCRIPT) {
+            for (String line : script) {
                 if (line.equals(QUIET)) {
                     Thread.sleep(1_300); // past the hold's quiet second (a wait for state, not a timing)
                 } else if (line.startsWith(B)) {
@@ -154,10 +155,10 @@ class Issue23LastInsertIdKeptIT {
                 READ + "SELECT LAST_INSERT_ID()",
                 READ + "SELECT note FROM i23k_other WHERE id > LAST_INSERT_ID() ORDER BY id");
         List<String> direct =
-                runScript(cluster.backend().port(), ProxyCluster.BACKEND_USER, ProxyCluster.BACKEND_PASSWORD, script);
+                run(cluster.backend().port(), ProxyCluster.BACKEND_USER, ProxyCluster.BACKEND_PASSWORD, script);
         List<String> viaRouter;
         try (Shardgate router = twoHostgroupRouter()) {
-            viaRouter = runScript(router.mysqlPort(), ProxyCluster.APP_USER, ProxyCluster.APP_PASSWORD, script);
+            viaRouter = run(router.mysqlPort(), ProxyCluster.APP_USER, ProxyCluster.APP_PASSWORD, script);
         }
         assertThat(viaRouter).as("through Shardgate vs directly, byte for byte").isEqualTo(direct);
     }
@@ -197,24 +198,6 @@ class Issue23LastInsertIdKeptIT {
         RawMySqlClient.RawPacket p = c.readPacket();
         assertThat(p.isErr()).as("%s: %s", sql, p).isTrue();
         return p.err().code() + " " + p.err().message();
-    }
-
-    private List<String> runScript(int port, String user, String password, List<String> script) throws Exception {
-        freshTables();
-        List<String> seen = new ArrayList<>();
-        try (RawMySqlClient a = RawMySqlClient.loggedIn(port, user, password, ProxyCluster.SCHEMA)) {
-            for (String line : script) {
-                if (line.equals(QUIET)) {
-                    Thread.sleep(1_300);
-                } else if (line.startsWith(READ)) {
-                    String sql = line.substring(READ.length());
-                    seen.add(sql + ": " + response(a, sql));
-                } else {
-                    response(a, line);
-                }
-            }
-        }
-        return seen;
     }
 
     private Shardgate twoHostgroupRouter() throws Exception {

@@ -1,7 +1,5 @@
 package io.shardgate.router.lease;
 
-import static java.nio.charset.StandardCharsets.US_ASCII;
-
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -58,25 +56,7 @@ public final class DiagnosticsHold {
      * short string. Neither retains nor releases {@code framed}.
      */
     static int listed(ByteBuf framed) {
-        int i = framed.readerIndex();
-        int packet = 0;
-        int columns = -1;
-        while (i + 4 <= framed.writerIndex()) {
-            int length = framed.getUnsignedMediumLE(i);
-            int payload = i + 4;
-            int first = length > 0 ? framed.getUnsignedByte(payload) : -1;
-            if (packet == 0) {
-                if (first < 1 || first >= 0xFB) {
-                    return 1; // an error, or not a result set
-                }
-                columns = first;
-            } else if (packet > columns && first != 0xFE) {
-                return 1; // a row (or an error)
-            }
-            packet++;
-            i = payload + length;
-        }
-        return columns < 0 ? 1 : 0;
+        return SingleValue.firstRow(framed) == SingleValue.NO_ROW ? 0 : 1;
     }
 
     /**
@@ -86,19 +66,8 @@ public final class DiagnosticsHold {
      * may hold warnings, so the connection stays. Neither retains nor releases {@code framed}.
      */
     static int count(ByteBuf framed) {
-        int i = framed.readerIndex();
-        int packet = 0;
-        while (i + 4 <= framed.writerIndex()) {
-            int length = framed.getUnsignedMediumLE(i);
-            int payload = i + 4;
-            int first = length > 0 ? framed.getUnsignedByte(payload) : -1;
-            if (packet >= 2 && !(first == 0xFE && length < 9) && first > 0 && first < 0xFB && length > first) {
-                return Integer.parseInt(framed.toString(payload + 1, first, US_ASCII));
-            }
-            packet++;
-            i = payload + length;
-        }
-        return 1;
+        Long count = SingleValue.unsignedLong(framed);
+        return count == null ? 1 : (int) Math.min(count, Integer.MAX_VALUE);
     }
 
     /**
