@@ -158,7 +158,7 @@ final class ScatterExecution {
                 && holder.current() != null
                 && (holder.readWaits() || LastInsertId.mayObserve(digest))) {
             // each shard's server session is given the session's LAST_INSERT_ID(): known first
-            session.readLastInsertId(holder, this::start, () -> {});
+            session.readLastInsertId(holder, this::start, this::abort); // abort: the session closed meanwhile
             return;
         }
         changesLastInsertId = digest == null || LastInsertId.mayChange(digest);
