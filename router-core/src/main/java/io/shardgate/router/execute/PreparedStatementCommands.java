@@ -253,9 +253,8 @@ public final class PreparedStatementCommands {
             session.reply(1, OkPacket.of(0, 0, lease.statusFlags(), 0));
             return;
         }
-        long lastInsertId = command == Command.COM_STMT_EXECUTE ? routerLastInsertId : 0;
-        if (command == Command.COM_STMT_EXECUTE
-                && (lastInsertId > 0 || LastInsertId.mayChange(statement.route.digest()))) {
+        // a router key the execution reads is given to its server session by the alignment (see LastInsertId)
+        if (command == Command.COM_STMT_EXECUTE && LastInsertId.mayChange(statement.route.digest())) {
             lease.settingLastInsertId(); // another client session must not read the value it leaves
         }
         // an execution on a connection borrowed for it runs again if that one was dead (see
@@ -265,22 +264,7 @@ public final class PreparedStatementCommands {
                 && statement.route.reads()
                 && lease.current() == null;
         session.withConnection(
-                lease,
-                command0,
-                connection -> {
-                    if (lastInsertId > 0) {
-                        // the router's key becomes this server session's LAST_INSERT_ID() for the execution
-                        runBefore(
-                                lease,
-                                Command.COM_QUERY,
-                                "DO LAST_INSERT_ID(" + lastInsertId + ")",
-                                Response.RESULT_SET,
-                                response -> execute(lease, connection, command0, command, statement));
-                        return;
-                    }
-                    execute(lease, connection, command0, command, statement);
-                },
-                retryable);
+                lease, command0, connection -> execute(lease, connection, command0, command, statement), retryable);
     }
 
     /**
