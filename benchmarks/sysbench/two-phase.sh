@@ -4,9 +4,11 @@
 # against two schemas with the same tables and rows: `be` (transaction_mode: best_effort, COMMIT
 # on each shard in turn) and `tp` (two_phase: a plain transaction on the first shard, its metadata
 # manager, XA on the others; PREPARE on those, the decision row inserted and committed with the
-# manager's transaction, XA COMMIT on the others), in the same run, interleaved per shard count. Records tps, average and p95 latency
-# and errors, and writes a CSV and a markdown report with the two_phase / best_effort ratios into
-# benchmarks/results/.
+# manager's transaction, XA COMMIT on the others), in the same run, interleaved per shard count and
+# round (the order alternates each round, so neither mode always runs second, after the other's
+# purge backlog). Records tps, average and p95 latency, errors, the router's CPU per transaction
+# and the statements the shards received per transaction, and writes a CSV and a markdown report
+# with the two_phase / best_effort ratios (of the rounds' means) into benchmarks/results/.
 #
 #   benchmarks/sysbench/two-phase.sh                                   # the measurement (~7 min)
 #   DURATION=3 WARMUP=1 RESULTS=/tmp/smoke benchmarks/sysbench/two-phase.sh   # smoke run
@@ -15,6 +17,7 @@
 #   SHARDS      1 2 3 4     shards each transaction writes on
 #   THREADS     8           sysbench client threads
 #   DURATION    30          seconds per run
+#   ROUNDS      3           interleaved rounds (be tp, tp be, be tp, ...)
 #   WARMUP      5           seconds of load per schema first
 #   ACCOUNTS    10000       accounts per shard (few conflicts between the threads)
 #   BUFFER_POOL 128M        innodb_buffer_pool_size of each shard
@@ -33,6 +36,7 @@ LIB_NAME=two-phase
 SHARDS=${SHARDS:-1 2 3 4}
 THREADS=${THREADS:-8}
 DURATION=${DURATION:-30}
+ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-5}
 ACCOUNTS=${ACCOUNTS:-10000}
 BUFFER_POOL=${BUFFER_POOL:-128M}
@@ -40,7 +44,7 @@ POOL=${POOL:-100}
 RESULTS=${RESULTS:-benchmarks/results}
 LUA="$root/benchmarks/sysbench/twophase_transfers.lua"
 
-command_line="$0 (SHARDS='$SHARDS' THREADS=$THREADS DURATION=$DURATION WARMUP=$WARMUP ACCOUNTS=$ACCOUNTS BUFFER_POOL=$BUFFER_POOL POOL=$POOL)"
+command_line="$0 (SHARDS='$SHARDS' THREADS=$THREADS DURATION=$DURATION ROUNDS=$ROUNDS WARMUP=$WARMUP ACCOUNTS=$ACCOUNTS BUFFER_POOL=$BUFFER_POOL POOL=$POOL)"
 
 ensure_tools sysbench:sysbench mariadb:mariadb-client
 make_work two-phase
@@ -85,19 +89,40 @@ mkdir -p "$RESULTS"
 stamp=$(date -u +%Y-%m-%d-%H%M)
 csv="$RESULTS/two-phase-$stamp.csv"
 report="$RESULTS/two-phase-$stamp.md"
-echo "shards,mode,tps,avg_ms,p95_ms,errors" >"$csv"
+echo "shards,round,mode,tps,avg_ms,p95_ms,errors,transactions,router_cpu_us_per_tx,shard_statements_per_tx" >"$csv"
+# statements the four shards have received (their Questions counters, which count the router's
+# statements; the status queries themselves add 4 a reading, negligible)
+shard_questions() {
+  local total=0 s q
+  for s in 0 1 2 3; do
+    q=$(shard_sql "$s" "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{print $2}')
+    total=$((total + q))
+  done
+  echo "$total"
+}
 for db in be tp; do
   say "warm-up: $db"
   run_sysbench "$work/warmup-$db.log" "$db" 2 "$WARMUP"
 done
 for n in $SHARDS; do
-  for db in be tp; do
-    say "$n shard(s), schema $db: $DURATION s at $THREADS threads"
-    log="$work/run-$n-$db.log"
-    run_sysbench "$log" "$db" "$n" "$DURATION"
-    read -r tps _qps _queries errors p95 avg _reconnects < <(parse_sysbench "$log")
-    mode=$([ "$db" = tp ] && echo two_phase || echo best_effort)
-    echo "$n,$mode,$tps,$avg,$p95,$errors" >>"$csv"
+  for ((round = 1; round <= ROUNDS; round++)); do
+    order="be tp"
+    [ $((round % 2)) -eq 0 ] && order="tp be"
+    for db in $order; do
+      say "$n shard(s), round $round, schema $db: $DURATION s at $THREADS threads"
+      log="$work/run-$n-$round-$db.log"
+      ticks0=$(cpu_ticks "$shardgate_pid")
+      questions0=$(shard_questions)
+      run_sysbench "$log" "$db" "$n" "$DURATION"
+      ticks=$(($(cpu_ticks "$shardgate_pid") - ticks0))
+      questions=$(($(shard_questions) - questions0))
+      read -r tps _qps _queries errors p95 avg _reconnects < <(parse_sysbench "$log")
+      transactions=$(awk '/transactions:/ {print $2}' "$log")
+      mode=$([ "$db" = tp ] && echo two_phase || echo best_effort)
+      cpu=$(us_per_query "$ticks" "${transactions:-0}")
+      per_tx=$(awk -v q="$questions" -v t="${transactions:-0}" 'BEGIN {if (t > 0) printf "%.2f", q / t}')
+      echo "$n,$round,$mode,$tps,$avg,$p95,$errors,${transactions:-0},$cpu,$per_tx" >>"$csv"
+    done
   done
 done
 
@@ -118,11 +143,22 @@ steps=$(awk '/^shardgate_twophase_step_seconds_(sum|count)\{/ {
   echo "Two-phase commits counted by the router: ${committed:-unknown}"
   echo "Mean time of each two-phase COMMIT step (shardgate.twophase.step, all shard counts): ${steps:-unknown}"
   echo
-  echo "| shards | best_effort tps | two_phase tps | best_effort avg ms | two_phase avg ms | avg latency overhead | best_effort p95 ms | two_phase p95 ms | errors (be/tp) |"
-  echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-  awk -F, 'NR > 1 {k = $1; if ($2 == "best_effort") {bt[k] = $3; ba[k] = $4; bp[k] = $5; be[k] = $6} else {tt[k] = $3; ta[k] = $4; tp[k] = $5; te[k] = $6; order[++n] = k}}
-    END {for (i = 1; i <= n; i++) {k = order[i]; o = (ba[k] > 0 ? sprintf("%+.0f%%", (ta[k] / ba[k] - 1) * 100) : "-");
-         printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s/%s |\n", k, bt[k], tt[k], ba[k], ta[k], o, bp[k], tp[k], be[k], te[k]}}' "$csv"
+  echo "Means over $ROUNDS interleaved rounds of $DURATION s (the overhead: two_phase's mean average latency over"
+  echo "best_effort's; per round: that round's ratio). Router CPU: the router process's utime+stime per"
+  echo "transaction; shard statements: the four shards' Questions per transaction (what the router sent)."
+  echo
+  echo "| shards | best_effort tps | two_phase tps | best_effort avg ms | two_phase avg ms | avg latency overhead | per round | best_effort p95 ms | two_phase p95 ms | router CPU µs/tx (be/tp) | shard statements/tx (be/tp) | errors (be/tp) |"
+  echo "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+  awk -F, 'NR > 1 {k = $1; m = ($3 == "best_effort" ? "b" : "t"); if (!(k in seen)) {seen[k] = 1; order[++n] = k}
+      c[k, m]++; tps[k, m] += $4; avg[k, m] += $5; p95[k, m] += $6; err[k, m] += $7; cpu[k, m] += $9; st[k, m] += $10
+      ra[k, $2, m] = $5; rounds[k] = ($2 > rounds[k] ? $2 : rounds[k])}
+    function mean(a, k, m) {return c[k, m] ? a[k, m] / c[k, m] : 0}
+    END {for (i = 1; i <= n; i++) {k = order[i]; ba = mean(avg, k, "b"); ta = mean(avg, k, "t")
+         o = (ba > 0 ? sprintf("%+.0f%%", (ta / ba - 1) * 100) : "-"); pr = ""
+         for (r = 1; r <= rounds[k]; r++) if (ra[k, r, "b"] > 0) pr = pr (r > 1 ? " " : "") sprintf("%+.0f%%", (ra[k, r, "t"] / ra[k, r, "b"] - 1) * 100)
+         printf "| %s | %.1f | %.1f | %.2f | %.2f | %s | %s | %.2f | %.2f | %.1f / %.1f | %.2f / %.2f | %d/%d |\n", k,
+           mean(tps, k, "b"), mean(tps, k, "t"), ba, ta, o, pr, mean(p95, k, "b"), mean(p95, k, "t"),
+           mean(cpu, k, "b"), mean(cpu, k, "t"), mean(st, k, "b"), mean(st, k, "t"), err[k, "b"], err[k, "t"]}}' "$csv"
   echo
   echo "Each transaction: BEGIN, one single-row UPDATE per shard, COMMIT; $THREADS client threads;"
   echo "clients, router, 4 MariaDB servers and ZooKeeper share the machine's cores."
