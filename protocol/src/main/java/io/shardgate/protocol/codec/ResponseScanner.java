@@ -109,6 +109,10 @@ public final class ResponseScanner {
     private int skip;
     /** The frame being passed has length 0xFFFFFF: the next frame continues the same packet. */
     private boolean continuation;
+    /** See {@link #pauseAfterResponse}. */
+    private boolean pauseAfterResponse;
+    /** A response completed in this scan while pausing: stop at the next packet. */
+    private boolean paused;
 
     /**
      * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated on this connection
@@ -125,6 +129,15 @@ public final class ResponseScanner {
         if (expect == Expect.IDLE && skip == 0) {
             startNext();
         }
+    }
+
+    /**
+     * While on, {@link #scan} stops right after a response completes, so that the bytes of the
+     * next one (already read with it) can go elsewhere: the router's own command's response, then
+     * the client's statement's, sent together.
+     */
+    public void pauseAfterResponse(boolean on) {
+        pauseAfterResponse = on;
     }
 
     /** True when every expected response is complete. */
@@ -193,6 +206,9 @@ public final class ResponseScanner {
                 skip -= n;
                 continue;
             }
+            if (paused) {
+                break;
+            }
             if (end - i < 4) {
                 break;
             }
@@ -218,6 +234,7 @@ public final class ResponseScanner {
             i += 4;
             skip = length;
         }
+        paused = false;
         return i;
     }
 
@@ -418,6 +435,7 @@ public final class ResponseScanner {
     }
 
     private void complete(boolean error) {
+        paused = pauseAfterResponse;
         expect = Expect.IDLE;
         current = null;
         startNext();

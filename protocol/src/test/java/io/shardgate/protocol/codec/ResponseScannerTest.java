@@ -447,6 +447,44 @@ class ResponseScannerTest {
     }
 
     @Test
+    void pausesAfterEachResponseWhileAskedTo() {
+        // the router's own command's response, then the client's, read together
+        byte[] ok = ByteBufUtil.decodeHexDump("07000001" + "00" + "00" + "00" + "0300" + "0000");
+        byte[] rows = fixture("text-rows-nulls", true);
+        byte[] both = new byte[ok.length + rows.length];
+        System.arraycopy(ok, 0, both, 0, ok.length);
+        System.arraycopy(rows, 0, both, ok.length, rows.length);
+        int[] completions = {0};
+        ResponseScanner scanner = new ResponseScanner(true, (status, error) -> completions[0]++);
+        scanner.pauseAfterResponse(true);
+        scanner.expect(Response.SINGLE);
+        scanner.expect(Response.RESULT_SET);
+        ByteBuf in = Unpooled.wrappedBuffer(both);
+        assertThat(scanner.scan(in)).as("stops after the OK").isEqualTo(ok.length);
+        assertThat(completions[0]).isEqualTo(1);
+        assertThat(scanner.statusFlags()).isEqualTo(0x0003);
+        scanner.pauseAfterResponse(false);
+        in.readerIndex(ok.length);
+        assertThat(scanner.scan(in)).isEqualTo(both.length);
+        assertThat(completions[0]).isEqualTo(2);
+        assertThat(scanner.idle()).isTrue();
+    }
+
+    @Test
+    void aPauseAtTheEndOfARead() {
+        byte[] ok = ByteBufUtil.decodeHexDump("07000001" + "00" + "00" + "00" + "0300" + "0000");
+        ResponseScanner scanner = new ResponseScanner(true, (status, error) -> {});
+        scanner.pauseAfterResponse(true);
+        scanner.expect(Response.SINGLE);
+        scanner.expect(Response.SINGLE);
+        assertThat(scanner.scan(Unpooled.wrappedBuffer(ok))).isEqualTo(ok.length);
+        assertThat(scanner.scan(Unpooled.wrappedBuffer(ok)))
+                .as("the next read starts the next response")
+                .isEqualTo(ok.length);
+        assertThat(scanner.idle()).isTrue();
+    }
+
+    @Test
     void remembersTheInsertIdOfTheOkEndingAStatement() {
         ResponseScanner scanner = new ResponseScanner(true, (status, error) -> {});
         scanner.expect(Response.RESULT_SET);

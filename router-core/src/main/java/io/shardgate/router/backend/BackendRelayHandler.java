@@ -41,6 +41,11 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     private ByteBuf internal;
     /** The internal response is handed over in chunks as it arrives ({@link RelayTarget#internalChunk}). */
     private boolean streaming;
+    /**
+     * A client's command was sent right behind the internal one in flight (a pipelined BEGIN): its
+     * response, read after the internal one's, goes to the client.
+     */
+    private boolean clientNext;
 
     private int completed;
     private int lastStatus;
@@ -105,6 +110,11 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
 
     /** Announces the response to a command relayed to the backend. */
     public void expect(ResponseScanner.Response response) {
+        if (internal != null) { // sent behind the router's own command: see #clientNext
+            clientNext = true;
+            scanner.expect(response);
+            return;
+        }
         if (scanner.idle()) {
             nextSequenceId = 1; // a response starts right after the client's command (sequence 0)
             received = false;
@@ -174,6 +184,7 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
         internal = backend.alloc().buffer(64);
         streaming = false;
         received = false;
+        scanner.pauseAfterResponse(true); // the client's response may follow in the same read
         scanner.expect(response);
         watchSilence();
     }
@@ -262,40 +273,75 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
     }
 
     private void relay(ChannelHandlerContext ctx, ByteBuf in) {
-        int start = in.readerIndex();
-        int upTo = scanner.scan(in);
-        if (upTo > start) {
-            trackSequence(in, start, upTo);
-            if (internal != null && streaming) {
-                target.internalChunk(in.retainedSlice(start, upTo - start));
-            } else if (internal != null) {
-                internal.writeBytes(in, start, upTo - start);
-            } else {
-                Channel client = target.client();
-                client.write(in.retainedSlice(start, upTo - start), client.voidPromise());
-                unflushed = client;
-                relayed = true;
-            }
-        }
-        if (upTo < in.writerIndex()) {
-            held = ctx.alloc().buffer(in.writerIndex() - upTo);
-            held.writeBytes(in, upTo, in.writerIndex() - upTo);
-        }
-        if (completed > 0) {
-            int n = completed;
-            completed = 0;
-            if (internal != null) {
-                ByteBuf response = internal;
-                internal = null;
-                streaming = false;
-                try {
-                    target.internalResponse(response, lastError);
-                } finally {
-                    response.release();
+        while (true) {
+            int start = in.readerIndex();
+            int upTo = scanner.scan(in);
+            if (upTo > start) {
+                trackSequence(in, start, upTo);
+                if (internal != null && streaming) {
+                    target.internalChunk(in.retainedSlice(start, upTo - start));
+                } else if (internal != null) {
+                    internal.writeBytes(in, start, upTo - start);
+                } else {
+                    Channel client = target.client();
+                    client.write(in.retainedSlice(start, upTo - start), client.voidPromise());
+                    unflushed = client;
+                    relayed = true;
                 }
-            } else {
-                target.responsesComplete(n, lastStatus, lastError);
             }
+            if (completed > 0 && internal != null && upTo < in.writerIndex()) {
+                // the scan paused after the router's own response: the client's follows (#clientNext)
+                complete();
+                if (closing) {
+                    return; // the router gave the connection up on that response (see #abort)
+                }
+                in.readerIndex(upTo);
+                continue;
+            }
+            if (upTo < in.writerIndex()) {
+                held = ctx.alloc().buffer(in.writerIndex() - upTo);
+                held.writeBytes(in, upTo, in.writerIndex() - upTo);
+            }
+            complete();
+            return;
+        }
+    }
+
+    /** Hands the responses the last scan completed to the target. */
+    private void complete() {
+        if (completed == 0) {
+            return;
+        }
+        int n = completed;
+        completed = 0;
+        if (internal != null) {
+            ByteBuf response = internal;
+            internal = null;
+            streaming = false;
+            scanner.pauseAfterResponse(false);
+            if (clientNext) { // the client's response starts now: as after expect() on an idle scanner
+                clientNext = false;
+                nextSequenceId = 1;
+                relayed = false;
+            }
+            try {
+                target.internalResponse(response, lastError);
+            } finally {
+                response.release();
+            }
+        } else {
+            target.responsesComplete(n, lastStatus, lastError);
+        }
+    }
+
+    /**
+     * Gives the connection up on the router's initiative, reporting it lost to the target with
+     * {@code reason} (a pipelined BEGIN failed: the statement sent behind it must not be answered as
+     * if it ran inside the transaction).
+     */
+    public void abort(String reason) {
+        if (ctx != null) {
+            lose(ctx, reason);
         }
     }
 
@@ -400,5 +446,6 @@ public final class BackendRelayHandler extends ChannelInboundHandlerAdapter impl
             internal = null;
         }
         streaming = false;
+        clientNext = false;
     }
 }

@@ -67,6 +67,8 @@ final class CommandInFlight implements LeaseOwner {
      * closed session drops those callbacks unrun.
      */
     private Packet unsent;
+    /** The command in {@link #withConnection} is written as soon as its connection is ready (see {@link BeginAhead}). */
+    private boolean beginAhead;
     /** A LOCAL INFILE upload is running: client packets are file data until an empty one. */
     private boolean uploading;
     /** Drops what a command answered by the router itself holds, if the session closes first. */
@@ -157,15 +159,27 @@ final class CommandInFlight implements LeaseOwner {
                 lease,
                 packet,
                 connection -> send(connection, packet, response, effects, insert),
-                read && StatementRetry.eligible(lease, response, effects));
+                read && StatementRetry.eligible(lease, response, effects),
+                response != null);
     }
 
     /** See {@link SessionPort#withConnection}. */
     void withConnection(BackendLease lease, Packet packet, Consumer<PooledConnection> then, boolean retryable) {
+        withConnection(lease, packet, then, retryable, false);
+    }
+
+    /**
+     * As {@link #withConnection(BackendLease, Packet, Consumer, boolean)}; {@code sends}: {@code then}
+     * writes {@code packet} at once (nothing of the router's own first), so a BEGIN may go ahead of
+     * it in the same write ({@link BeginAhead}).
+     */
+    private void withConnection(
+            BackendLease lease, Packet packet, Consumer<PooledConnection> then, boolean retryable, boolean sends) {
         busy = true;
         active = lease;
         // (inside a transaction the retry would have to replay its BEGIN: not worth it)
         retry.start(packet, then, retryable && state.transaction().start() == null);
+        beginAhead = sends;
         acquire(lease, packet, then);
     }
 
@@ -200,9 +214,13 @@ final class CommandInFlight implements LeaseOwner {
         List<String> begin = command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code()
                 ? state.transaction().beginSteps(lease.hostgroup().id())
                 : null;
-        lease.acquire(state.desired(), begin, (connection, error) -> {
+        boolean ahead = beginAhead && BeginAhead.allowed(begin);
+        lease.acquire(state.desired(), ahead ? null : begin, (connection, error) -> {
             if (proceed(error)) {
                 if (begin != null) {
+                    if (ahead && !lease.transactionOpen()) {
+                        lease.beginAhead(begin.get(0)); // written, flushed with the statement by then
+                    }
                     state.transaction().reached();
                     if (state.transaction().xid() != null) {
                         lease.pin(XaCommit.BRANCH); // until XaCommit ends it, whatever the status flags say

@@ -258,7 +258,7 @@ public final class BackendLease implements RelayTarget {
         BiConsumer<PooledConnection, ErrPacket> next = begin == null
                 ? then
                 : (connection, error) -> {
-                    if (error != null || (statusFlags & ServerStatus.SERVER_STATUS_IN_TRANS) != 0) {
+                    if (error != null || transactionOpen()) {
                         then.accept(connection, error);
                         return;
                     }
@@ -269,6 +269,35 @@ public final class BackendLease implements RelayTarget {
             return;
         }
         borrow(desired, next);
+    }
+
+    /** True when the held connection's server session has a transaction open. */
+    public boolean transactionOpen() {
+        return current != null && (statusFlags & ServerStatus.SERVER_STATUS_IN_TRANS) != 0;
+    }
+
+    /**
+     * Writes {@code begin} (a BEGIN that cannot fail here, see {@code BeginAhead}) on the held
+     * connection without flushing: the caller writes the transaction's first statement next, and
+     * both go in one round trip; the BEGIN's OK is consumed here, the statement's response relayed.
+     * Should the BEGIN fail all the same, the connection is given up and the client hears it lost:
+     * the statement behind it may have run outside the transaction, which must not pass for a
+     * statement of it.
+     */
+    public void beginAhead(String begin) {
+        PooledConnection connection = current;
+        internal.sendAhead(connection, out -> query(out, begin), Response.SINGLE, (response, failed) -> {
+            if (current != null) {
+                statusFlags = current.relay().statusFlags();
+            }
+            if (failed) {
+                ErrPacket err = ErrPacket.read(response.skipBytes(4));
+                connection
+                        .relay()
+                        .abort("the transaction's " + begin + " failed (" + err.code() + ": " + err.message()
+                                + "); the statement sent with it may have run outside the transaction");
+            }
+        });
     }
 
     /** Runs {@code steps} from {@code index} on, one after the other; the first failure ends them. */

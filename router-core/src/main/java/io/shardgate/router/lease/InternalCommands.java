@@ -26,12 +26,33 @@ final class InternalCommands {
             Consumer<ByteBuf> command,
             Response response,
             BiConsumer<ByteBuf, Boolean> onResponse) {
+        send(connection, command, response, onResponse, true);
+    }
+
+    /**
+     * As {@link #send}, but written without a flush: the client's command written next goes out in
+     * the same flush, and its response, read behind this one's, goes to the client.
+     */
+    void sendAhead(
+            PooledConnection connection,
+            Consumer<ByteBuf> command,
+            Response response,
+            BiConsumer<ByteBuf, Boolean> onResponse) {
+        send(connection, command, response, onResponse, false);
+    }
+
+    private void send(
+            PooledConnection connection,
+            Consumer<ByteBuf> command,
+            Response response,
+            BiConsumer<ByteBuf, Boolean> onResponse,
+            boolean flush) {
         pending = (bytes, error) -> {
             pending = null;
             onResponse.accept(bytes, error);
         };
         connection.relay().expectInternal(response, connection.channel());
-        write(connection, command);
+        write(connection, command, flush);
     }
 
     /**
@@ -52,14 +73,17 @@ final class InternalCommands {
             onEnd.accept(error);
         };
         connection.relay().expectInternalStream(response);
-        write(connection, command);
+        write(connection, command, true);
     }
 
-    private void write(PooledConnection connection, Consumer<ByteBuf> command) {
+    private void write(PooledConnection connection, Consumer<ByteBuf> command, boolean flush) {
         sent++;
-        connection
-                .channel()
-                .writeAndFlush(PacketWriter.frame(connection.channel().alloc(), 0, 64, command));
+        ByteBuf packet = PacketWriter.frame(connection.channel().alloc(), 0, 64, command);
+        if (flush) {
+            connection.channel().writeAndFlush(packet);
+        } else {
+            connection.channel().write(packet, connection.channel().voidPromise());
+        }
     }
 
     /** True while a command awaits its response. */

@@ -470,6 +470,57 @@ class BackendRelayHandlerTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} deprecateEof={1}")
+    @MethodSource("cases")
+    void relaysTheClientsResponseReadBehindABeginSentAheadOfIt(Case c, boolean deprecateEof) {
+        // a pipelined BEGIN: its OK and the statement's response may come in any reads
+        byte[] ok = fixture("ping", deprecateEof);
+        byte[] response = fixture(c.fixture(), deprecateEof);
+        byte[] bytes = concat(ok, response);
+        for (int cut = 0; cut <= bytes.length; cut++) {
+            open(deprecateEof);
+            handler.expectInternal(Response.SINGLE, backend);
+            handler.expect(c.response());
+            read(bytes, 0, cut);
+            read(bytes, cut, bytes.length);
+            assertThat(target.events)
+                    .as("cut %d", cut)
+                    .filteredOn(e -> !(e instanceof Infile))
+                    .containsExactly(
+                            new Internal(HexFormat.of().formatHex(ok), false, 0),
+                            new Completed(1, c.status(deprecateEof, 0x0002), c.error(), response.length));
+            assertThat(target.received()).as("cut %d", cut).isEqualTo(response);
+            assertThat(handler.idle()).isTrue();
+            finish();
+        }
+    }
+
+    @Test
+    void givesTheConnectionUpWhenTheBeginSentAheadFails() {
+        for (boolean deprecateEof : new boolean[] {true, false}) {
+            byte[] err = fixture("init-db-err", deprecateEof);
+            byte[] response = fixture("ok-insert", deprecateEof);
+            byte[] bytes = concat(err, response);
+            for (int cut = 0; cut <= bytes.length; cut++) {
+                open(deprecateEof);
+                handler.expectInternal(Response.SINGLE, backend);
+                handler.expect(Response.RESULT_SET);
+                target.onComplete = t -> handler.abort("the BEGIN failed");
+                read(bytes, 0, cut);
+                if (backend.isOpen()) {
+                    read(bytes, cut, bytes.length);
+                }
+                assertThat(target.events)
+                        .as("cut %d", cut)
+                        .containsExactly(
+                                new Internal(HexFormat.of().formatHex(err), true, 0),
+                                new Lost("backend hg20: the BEGIN failed", false, 1, 0));
+                assertThat(backend.isOpen()).isFalse();
+                finish();
+            }
+        }
+    }
+
     @Test
     void chainsInternalCommandsFromTheInternalResponseCallback() {
         // COM_CHANGE_USER's reset: COM_RESET_CONNECTION, COM_INIT_DB, SET NAMES, one after another
