@@ -211,24 +211,28 @@ final class CommandInFlight implements LeaseOwner {
         }
         // only statements run inside the transaction: a COM_STMT_PREPARE (MariaDB Connector/J sends
         // it at the first execution, mid-transaction) must not begin it on the hostgroup it goes to
-        List<String> begin = command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code()
+        boolean inside = state.transaction().start() != null
+                && (command == Command.COM_QUERY.code() || command == Command.COM_STMT_EXECUTE.code());
+        List<String> begin = inside && state.transaction().mayBegin(lease.transactionOpen())
                 ? state.transaction().beginSteps(lease.hostgroup().id())
                 : null;
         boolean ahead = beginAhead && BeginAhead.allowed(begin);
         lease.acquire(state.desired(), ahead ? null : begin, (connection, error) -> {
             if (proceed(error)) {
-                if (begin != null) {
+                if (inside) {
                     if (ahead && !lease.transactionOpen()) {
                         lease.beginAhead(begin.get(0)); // written, flushed with the statement by then
                     }
-                    state.transaction().reached();
-                    if (state.transaction().xid() != null) {
+                    SessionTransaction transaction = state.transaction();
+                    transaction.reached();
+                    int hostgroup = lease.hostgroup().id();
+                    if (transaction.xid() != null) {
                         lease.pin(XaCommit.BRANCH); // until XaCommit ends it, whatever the status flags say
-                        state.transaction()
-                                .ran(
-                                        lease.hostgroup().id(),
-                                        !ReadOnlyStatement.is(
-                                                session.statement().digest()));
+                        if (!transaction.wrote(hostgroup)) {
+                            transaction.ran(
+                                    hostgroup,
+                                    !ReadOnlyStatement.is(session.statement().digest()));
+                        }
                     }
                 }
                 retry.sent();

@@ -101,6 +101,20 @@ public final class SessionTransaction {
         (writes ? writers : readers).add(hostgroup);
     }
 
+    /** Whether a statement that may change data ran on {@code hostgroup}'s branch (see {@link #ran}). */
+    public boolean wrote(int hostgroup) {
+        return writers.contains(hostgroup);
+    }
+
+    /**
+     * Whether a statement on {@code hostgroup} whose connection has {@code transactionOpen} needs the
+     * {@link #beginSteps}: inside the transaction, unless that connection has it open already
+     * (asked all the same while a two_phase transaction has no manager: the first hostgroup asked becomes it).
+     */
+    public boolean mayBegin(boolean transactionOpen) {
+        return start != null && (!transactionOpen || (xid != null && !xid.hasManager()));
+    }
+
     /**
      * Hostgroups whose branch ran statements and every one of them is known to change no data: they
      * need no second phase. A branch some other path ran a statement on is not among them (unknown

@@ -83,4 +83,40 @@ class SessionTransactionTest {
         t.started("START TRANSACTION WITH CONSISTENT SNAPSHOT");
         assertThat(t.beginSteps(10)).containsExactly("START TRANSACTION WITH CONSISTENT SNAPSHOT");
     }
+
+    @Test
+    void aConnectionWithTheTransactionOpenNeedsNoBeginUnlessTheManagerIsStillToBeChosen() {
+        SessionTransaction t = new SessionTransaction();
+        assertThat(t.mayBegin(false)).as("outside a transaction").isFalse();
+        t.declared("BEGIN", null, null);
+        assertThat(t.mayBegin(false)).isTrue();
+        assertThat(t.mayBegin(true)).isFalse();
+        t.end();
+        t.declared(
+                "BEGIN",
+                new io.shardgate.router.twophase.Xid(3, 42, 9),
+                new io.shardgate.router.twophase.DecisionTable());
+        assertThat(t.mayBegin(true))
+                .as("the first hostgroup asked becomes the manager")
+                .isTrue();
+        t.beginSteps(20);
+        assertThat(t.mayBegin(true)).isFalse();
+        assertThat(t.mayBegin(false)).isTrue();
+    }
+
+    @Test
+    void aBranchThatWroteStaysAWriter() {
+        SessionTransaction t = new SessionTransaction();
+        t.declared(
+                "BEGIN",
+                new io.shardgate.router.twophase.Xid(3, 42, 10),
+                new io.shardgate.router.twophase.DecisionTable());
+        t.ran(10, false);
+        assertThat(t.wrote(10)).isFalse();
+        assertThat(t.readOnlyBranches()).containsExactly(10);
+        t.ran(10, true);
+        t.ran(20, true);
+        assertThat(t.wrote(10)).isTrue();
+        assertThat(t.readOnlyBranches()).isEmpty();
+    }
 }
