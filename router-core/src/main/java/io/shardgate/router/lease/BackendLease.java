@@ -10,6 +10,7 @@ import io.shardgate.router.backend.BackendThread;
 import io.shardgate.router.backend.RelayTarget;
 import io.shardgate.router.pool.ConnectionKind;
 import io.shardgate.router.pool.PooledConnection;
+import io.shardgate.router.routing.Errors;
 import io.shardgate.router.routing.Hostgroup;
 import io.shardgate.router.session.LastInsertId;
 import io.shardgate.router.session.PinReason;
@@ -265,7 +266,8 @@ public final class BackendLease implements RelayTarget {
                     runSteps(begin, 0, then);
                 };
         if (current != null) {
-            align(desired, next);
+            // the session's own connection: what it holds of the session must survive the alignment
+            align(desired, pins.holdsSessionState(statusFlags), next);
             return;
         }
         borrow(desired, next);
@@ -324,12 +326,12 @@ public final class BackendLease implements RelayTarget {
             current = c;
             borrows++;
             current.relay().target(this);
-            align(desired, then);
+            align(desired, false, then);
         });
     }
 
     /** Sends what the connection's server session lacks (see {@link SessionAlignment}). */
-    private void align(SessionVariables desired, BiConsumer<PooledConnection, ErrPacket> then) {
+    private void align(SessionVariables desired, boolean keepSession, BiConsumer<PooledConnection, ErrPacket> then) {
         boolean clear = current.relay().diagnosticsDirty();
         long lastInsertId = lastInsertIdToGive();
         if (current.state() == desired && !clear && lastInsertId == SessionAlignment.KEEP_LAST_INSERT_ID) {
@@ -337,10 +339,19 @@ public final class BackendLease implements RelayTarget {
             then.accept(current, null);
             return;
         }
+        SessionAlignment alignment = SessionAlignment.of(current.state(), desired, clear, lastInsertId, keepSession);
+        if (alignment == null) {
+            then.accept(
+                    null,
+                    Errors.notSupported("a session variable changed back to its default while hostgroup "
+                            + hostgroup().id()
+                            + "'s connection holds this session's transaction or other state (a reset"
+                            + " would end it): SET it to a value, or COMMIT / ROLLBACK first"));
+            return;
+        }
         if (clear) {
             current.relay().diagnosticsDirty(false);
         }
-        SessionAlignment alignment = SessionAlignment.of(current.state(), desired, clear, lastInsertId);
         if (alignment.reset()) {
             current.forgetStatements(); // the reset deallocates them
             current.lastInsertId(0);

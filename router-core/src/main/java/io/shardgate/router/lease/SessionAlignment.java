@@ -65,11 +65,33 @@ record SessionAlignment(List<Step> steps, boolean reset) {
      */
     static SessionAlignment of(
             SessionVariables actual, SessionVariables desired, boolean clearDiagnostics, long lastInsertId) {
+        return of(actual, desired, clearDiagnostics, lastInsertId, false);
+    }
+
+    /**
+     * As {@link #of(SessionVariables, SessionVariables, boolean, long)}; {@code keepSession}: the
+     * server session holds what a reset would lose (the client session's transaction, temporary
+     * tables, locks, user variables...), so the assignments are replayed over it instead ({@link
+     * SessionVariables#replayOver}), or, where no replay can reach {@code desired}, null: the
+     * statement must not run there.
+     */
+    static SessionAlignment of(
+            SessionVariables actual,
+            SessionVariables desired,
+            boolean clearDiagnostics,
+            long lastInsertId,
+            boolean keepSession) {
         List<Step> steps = new ArrayList<>(4);
         if (clearDiagnostics) {
             steps.add(Step.query(DiagnosticsHold.CLEAR));
         }
         List<String> missing = desired.missingFrom(actual);
+        if (missing == null && keepSession) {
+            missing = desired.replayOver(actual);
+            if (missing == null) {
+                return null;
+            }
+        }
         boolean reset = missing == null;
         if (reset) {
             steps.add(new Step(Command.COM_RESET_CONNECTION, null));

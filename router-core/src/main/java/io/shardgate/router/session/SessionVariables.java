@@ -157,6 +157,28 @@ public final class SessionVariables {
         return rest;
     }
 
+    /**
+     * Every assignment of this state, in order, to be replayed over {@code actual} where a reset
+     * must not happen (the server session holds a transaction or other state of the client
+     * session's): replayed in order they give each variable this state's value, whatever {@code
+     * actual} gave it. Null when {@code actual} sets a variable this state leaves at the server's
+     * default, which no assignment here would bring back (the character set variables a later SET
+     * NAMES / SET CHARACTER SET overrides count as set by it).
+     */
+    public java.util.List<String> replayOver(SessionVariables actual) {
+        boolean namesSet = fragments.containsKey("names") || fragments.containsKey("character set");
+        for (String variable : actual.fragments.keySet()) {
+            boolean overriddenByNames = variable.startsWith("character_set_")
+                    || variable.equals("collation_connection")
+                    || variable.equals("names")
+                    || variable.equals("character set");
+            if (!fragments.containsKey(variable) && !(namesSet && overriddenByNames)) {
+                return null;
+            }
+        }
+        return java.util.List.copyOf(fragments.values());
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof SessionVariables other

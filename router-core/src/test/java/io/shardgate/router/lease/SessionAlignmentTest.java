@@ -119,4 +119,34 @@ class SessionAlignmentTest {
             out.release();
         }
     }
+
+    @Test
+    void aConnectionHoldingTheSessionsStateIsReplayedOverNotReset() {
+        // time_zone set again mid-transaction: a reset would roll the transaction back
+        SessionVariables actual = state("shop", "sql_mode = ''", "time_zone = '+01:00'");
+        SessionVariables desired = state("shop", "sql_mode = ''", "time_zone = '+02:00'");
+        assertThat(SessionAlignment.of(actual, desired, false, SessionAlignment.KEEP_LAST_INSERT_ID, false)
+                        .reset())
+                .as("a connection holding nothing of the session is reset")
+                .isTrue();
+        SessionAlignment kept = SessionAlignment.of(actual, desired, false, SessionAlignment.KEEP_LAST_INSERT_ID, true);
+        assertThat(kept.reset()).isFalse();
+        assertThat(commands(kept)).containsExactly("COM_QUERY SET sql_mode = '', time_zone = '+02:00'");
+    }
+
+    @Test
+    void characterSetVariablesASetNamesOverridesAreReplayedOverByIt() {
+        SessionVariables actual = state("shop", "character_set_results = latin1");
+        SessionVariables desired = state("shop", "names = utf8mb4");
+        SessionAlignment kept = SessionAlignment.of(actual, desired, false, SessionAlignment.KEEP_LAST_INSERT_ID, true);
+        assertThat(commands(kept)).containsExactly("COM_QUERY SET names = utf8mb4");
+    }
+
+    @Test
+    void aVariableNoReplayCanTakeBackCannotBeAlignedWithoutAReset() {
+        SessionVariables actual = state("shop", "sql_mode = ''", "time_zone = '+01:00'");
+        SessionVariables desired = state("shop", "sql_mode = 'ANSI'");
+        assertThat(SessionAlignment.of(actual, desired, false, SessionAlignment.KEEP_LAST_INSERT_ID, true))
+                .isNull();
+    }
 }
