@@ -87,7 +87,16 @@ class TwoPhaseRouterKillIT {
                         Thread.sleep(random.nextInt(40)); // lands anywhere in a commit
                         router.kill();
                         phases.merge(phase(cluster), 1, Integer::sum);
+                        long restart = System.nanoTime();
                         router.start();
+                        if ((cycle + 1) % 25 == 0) { // a long run's progress in the build's log
+                            System.out.printf(
+                                    "TwoPhaseRouterKillIT: %d kill cycles done; %d transfers acknowledged; last"
+                                            + " restart %d ms%n",
+                                    cycle + 1,
+                                    transfers.acknowledged.size(),
+                                    (System.nanoTime() - restart) / 1_000_000);
+                        }
                     }
                     long last = transfers.acknowledged.size();
                     eventually(

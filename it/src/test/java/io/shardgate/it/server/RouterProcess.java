@@ -17,6 +17,12 @@ import java.util.concurrent.TimeUnit;
  * would. Its output goes to a log file per start; Netty leak detection runs at PARANOID there too.
  */
 public final class RouterProcess implements AutoCloseable {
+    /**
+     * How long a start may take before the test gives up: generous, as a shared 2-core machine under
+     * a load of 20 and more has taken 90 s (a long kill run); the failure shows the JVM's threads.
+     */
+    private static final int START_SECONDS = 180;
+
     private final Path config;
     private final Path logs;
     private final int port;
@@ -61,16 +67,35 @@ public final class RouterProcess implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_SECONDS);
         while (!accepts()) {
             if (!process.isAlive()) {
                 throw new IllegalStateException(
                         "router exited with " + process.exitValue() + ":\n" + Files.readString(log));
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("router not listening after 90 s:\n" + Files.readString(log));
+                throw new IllegalStateException("router (start " + starts + ") not listening after " + START_SECONDS
+                        + " s:\n" + Files.readString(log) + "\nits threads:\n" + threadDump());
             }
             Thread.sleep(100);
+        }
+    }
+
+    /** The starting JVM's threads ({@code jcmd <pid> Thread.print}): what a start that hangs waits for. */
+    private String threadDump() {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        try {
+            Process dump = new ProcessBuilder(jcmd.toString(), String.valueOf(process.pid()), "Thread.print")
+                    .redirectErrorStream(true)
+                    .start();
+            String out = new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            dump.waitFor(30, TimeUnit.SECONDS);
+            return out;
+        } catch (IOException e) {
+            return "(jcmd failed: " + e + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(interrupted)";
         }
     }
 
