@@ -1,6 +1,7 @@
 package io.shardgate.router;
 
 import io.shardgate.router.cli.AdminCommand;
+import io.shardgate.router.cli.PrintJvmOptionsCommand;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.RouterConfig;
 import java.nio.file.Path;
@@ -11,15 +12,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The {@code shardgate} command line: {@code run --config FILE}, {@code admin ...}, {@code --help},
- * {@code --version}.
+ * The {@code shardgate} command line: {@code run --config FILE}, {@code admin ...}, {@code
+ * print-jvm-options --config FILE}, {@code --help}, {@code --version}.
  */
 @Command(
         name = "shardgate",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "MySQL sharding router and query proxy.",
-        subcommands = {Main.Run.class, AdminCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {Main.Run.class, AdminCommand.class, PrintJvmOptionsCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "`bin/shardgate demo` starts a complete local cluster (embedded MariaDB shards) around it."})
 public final class Main implements Runnable {
 
