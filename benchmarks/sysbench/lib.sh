@@ -223,8 +223,9 @@ EOF
 }
 
 # --- Shardgate -----------------------------------------------------------------------------------
-# JVM options of the router: empty means the ones bin/shardgate gives it, which its jar computes
-# from the configuration (`print-jvm-options`), so the benchmarks measure what users run
+# JVM options of the router beyond the ones bin/shardgate gives it (its jar computes those from the
+# configuration, `print-jvm-options`, so the benchmarks measure what users run); each replaces the
+# computed one of its kind, as JAVA_OPTS does
 launcher_java_opts=""
 router_server_config() { # port data-dir [http-port] -> the server and users sections of a config
   # SHARDGATE_SERVER_OPTS: more keys of the server section for an experiment (e.g. "io_threads: 2")
@@ -234,7 +235,7 @@ router_server_config() { # port data-dir [http-port] -> the server and users sec
 }
 start_shardgate() { # name config-function jvm-options [attempt]: sets shardgate_port and shardgate_pid
   # config-function port -> the YAML on stdout (called again with another port when the one found
-  # free was taken before the router bound it: a shared machine); jvm-options empty: the launcher's.
+  # free was taken before the router bound it: a shared machine); jvm-options as JAVA_OPTS.
   # SHARDGATE_LAUNCHER: a bin/shardgate to start it with (JAVA_OPTS=jvm-options), else java -jar $jar
   local name=$1 config_fn=$2 jvm=$3 attempt=${4:-1} config log deadline
   config="$work/$name.yaml"
@@ -244,8 +245,9 @@ start_shardgate() { # name config-function jvm-options [attempt]: sets shardgate
   if [ -n "${SHARDGATE_LAUNCHER:-}" ]; then
     JAVA_OPTS="$jvm" "$SHARDGATE_LAUNCHER" run --config "$config" >"$log" 2>&1 &
   else
-    # the options this tree's launcher computes (a BASELINE_JAR may predate print-jvm-options)
-    [ -n "$jvm" ] || jvm=$(java -jar "$built_jar" print-jvm-options --config "$config") \
+    # the options bin/shardgate would give, jvm-options merged in as its JAVA_OPTS are (computed by
+    # this tree's jar: a BASELINE_JAR may predate print-jvm-options)
+    jvm=$(JAVA_OPTS="$jvm" java -jar "$built_jar" print-jvm-options --config "$config") \
       || die "print-jvm-options failed for $config"
     # shellcheck disable=SC2086 # a list of JVM options
     java $jvm -jar "$jar" run --config "$config" >"$log" 2>&1 &

@@ -25,11 +25,15 @@
 #   TARGETS     shardgate-before shardgate haproxy
 #                               shardgate: bin/shardgate of this tree; shardgate-before: the same jar
 #                               (or BASELINE_JAR) started by BASELINE_REF's bin/shardgate (the
-#                               launcher before the change); haproxy: skipped when not installed
+#                               launcher before the change); haproxy: skipped when not installed;
+#                               shardgate+WORD,WORD...: an experiment, bin/shardgate of this tree with
+#                               JAVA_OPTS of the words starting with '-' and the others (NAME=VALUE)
+#                               in its environment, e.g. shardgate+-XX:+UseParallelGC or
+#                               shardgate+MALLOC_ARENA_MAX=2
 #   BASELINE_REF main           git revision whose bin/shardgate starts shardgate-before
 #   BASELINE_JAR                router jar for shardgate-before (default: this tree's)
 #   DURATION    20              seconds of each 16-thread oltp_point_select run (throughput)
-#   ROUNDS      2               interleaved throughput runs per target (the report keeps the median)
+#   ROUNDS      3               interleaved throughput runs per target (the report keeps the median)
 #   WARMUP      5               seconds of 16-thread load on each target before its first sample
 #   TABLE_SIZE  10000           rows of the one sysbench table
 #   DB_MAX_CONNECTIONS 5000     MariaDB max_connections (HAProxy needs one backend connection per client)
@@ -51,7 +55,7 @@ TARGETS=${TARGETS:-shardgate-before shardgate haproxy}
 BASELINE_REF=${BASELINE_REF:-main}
 BASELINE_JAR=${BASELINE_JAR:-}
 DURATION=${DURATION:-20}
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-5}
 TABLE_SIZE=${TABLE_SIZE:-10000}
 DB_MAX_CONNECTIONS=${DB_MAX_CONNECTIONS:-5000}
@@ -107,13 +111,22 @@ baseline_launcher() { # -> a copy of BASELINE_REF's bin/shardgate beside lib/ ho
 active=()
 for target in $TARGETS; do
   case "$target" in
-    shardgate | shardgate-before)
+    shardgate | shardgate-before | shardgate+*)
       router_name=$target
       router_http=$(free_port)
       launcher="$root/bin/shardgate"
-      [ "$target" = shardgate ] || launcher=$(baseline_launcher)
-      # as users start it: the launcher's own JVM options (JAVA_OPTS unset)
-      SHARDGATE_LAUNCHER=$launcher start_shardgate "$target" router_config ""
+      [ "$target" != shardgate-before ] || launcher=$(baseline_launcher)
+      # as users start it: the launcher's own JVM options (JAVA_OPTS unset), or an experiment's
+      java_opts="" environment=()
+      words=()
+      [ "$target" = "${target#shardgate+}" ] || IFS=, read -ra words <<<"${target#shardgate+}"
+      for word in "${words[@]}"; do
+        if [ "${word#-}" != "$word" ]; then java_opts="$java_opts $word"; else environment+=("$word"); fi
+      done
+      # the experiment's environment for this router only (export in a subshell would lose its pid)
+      for word in "${environment[@]}"; do export "${word?}"; done
+      SHARDGATE_LAUNCHER=$launcher start_shardgate "$target" router_config "${java_opts# }"
+      for word in "${environment[@]}"; do unset "${word%%=*}"; done
       port[$target]=$shardgate_port pid[$target]=$shardgate_pid http[$target]=$router_http
       user[$target]=$APP_USER password[$target]=$APP_PASSWORD
       say "$target on 127.0.0.1:${port[$target]} (pid ${pid[$target]}): $(tr '\0' ' ' <"/proc/${pid[$target]}/cmdline")"
@@ -184,7 +197,13 @@ for target in "${active[@]}"; do
     p=${pid[$target]}
     connected=$(established "${port[$target]}")
     read -r heap_used heap_committed metaspace < <(jvm_heap "$p")
-    row="| $target | $n | $connected | $(($(status_kb "$p" VmRSS) / 1024)) | $(($(status_kb "$p" VmHWM) / 1024)) | $heap_used | $heap_committed | $metaspace | $(direct_mib "$target") | $(awk '/^Threads:/ {print $2}' "/proc/$p/status") |"
+    row="| $target | $n | $connected | $(($(status_kb "$p" VmRSS) / 1024)) | $(($(status_kb "$p" VmHWM) / 1024)) | $heap_used | $heap_committed | $metaspace | $(direct_mib "$target") | $(awk '/^Threads:/ {print $2}' "/proc/$p/status")"
+    # the live heap (after a full collection, which the sample above did not see): what sessions cost
+    live="-"
+    if [ "$heap_used" != - ]; then
+      jcmd "$p" GC.run >/dev/null 2>&1 && read -r live _ < <(jvm_heap "$p")
+    fi
+    row="$row | $live |"
     rows+=("$row")
     say "  $row"
     stop "$sb"
@@ -228,8 +247,8 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   elif [ -n "${haproxy_absent:-}" ]; then
     echo "- HAProxy: absent (not installed), not measured"
   fi
-  for target in shardgate shardgate-before; do
-    [ -z "${pid[$target]:-}" ] || echo "- $target's command line: \`$(tr '\0' ' ' <"/proc/${pid[$target]}/cmdline" | sed 's/ $//')\`"
+  for target in "${active[@]}"; do
+    [ "$target" = haproxy ] || echo "- $target's command line: \`$(tr '\0' ' ' <"/proc/${pid[$target]}/cmdline" | sed 's/ $//')\`"
   done
   echo "- routers: one hostgroup, default pool (200 per server, multiplexed), cache off; clients: sysbench"
   echo "  oltp_point_select --threads=N --rate=$RATE (over all threads), sampled ${HOLD}s after the Nth logged in"
@@ -237,10 +256,11 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo
   echo "VmHWM is the peak resident memory since the process started (it includes the 16-thread warm-up"
   echo "and the smaller counts before). Heap and metaspace from \`jstat -gc\`; direct: the router's"
-  echo "\`shardgate_memory_direct_bytes\` gauge (\"-\": the jar has none, or not a JVM)."
+  echo "\`shardgate_memory_direct_bytes\` gauge (\"-\": the jar has none, or not a JVM). Live heap: heap"
+  echo "used after \`jcmd PID GC.run\`, taken after the other columns (what the sessions themselves hold)."
   echo
-  echo "| target | clients | connected | RSS MiB | HWM MiB | heap used MiB | heap committed MiB | metaspace MiB | direct MiB | threads |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| target | clients | connected | RSS MiB | HWM MiB | heap used MiB | heap committed MiB | metaspace MiB | direct MiB | threads | live heap MiB |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   printf '%s\n' "${rows[@]}"
   echo
   echo "Throughput: sysbench oltp_point_select, 16 threads, ${DURATION}s, $ROUNDS interleaved rounds (median; every round's in order):"

@@ -17,13 +17,12 @@ public final class JvmOptions {
     private JvmOptions() {}
 
     /**
-     * Why each: the serial collector commits and touches only the heap it needs (the parallel one
-     * sizes its young generation from the initial heap and touches all of it), and a router's
-     * allocation rate is low enough that one collector thread keeps up; Netty's low-memory mode pools
-     * fewer, fuller chunks per event loop, which its adaptive allocator only picks by itself for heaps
-     * of 512 MiB or less.
+     * The serial collector commits and touches only the heap it needs, where the parallel one grows
+     * its young generation ahead of use (RSS 254-264 against 183-198 MiB with 100-4,096 clients, the
+     * same queries per second: benchmarks/results/memory-2026-11-28-0305-experiments.md, which also tried and
+     * dropped Netty's allocator low-memory mode and MALLOC_ARENA_MAX=2: no difference beyond noise).
      */
-    static final List<String> FIXED = List.of("-XX:+UseSerialGC", "-Dio.netty.allocator.lowMemory=true");
+    static final List<String> FIXED = List.of("-XX:+UseSerialGC");
 
     private static final Pattern COLLECTOR = Pattern.compile("-XX:[+-]Use\\w*GC");
     private static final Pattern XX = Pattern.compile("-XX:[+-]?(\\w+).*");

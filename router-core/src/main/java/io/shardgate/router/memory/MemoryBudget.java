@@ -15,7 +15,9 @@ import java.util.List;
  * resident size follows the sessions actually open. Direct memory (Netty's socket buffers) covers
  * each backend connection relaying a result (one socket read and a write queue at its high-water
  * mark) and two packets at {@code max_allowed_packet} being joined. Per-item figures come from
- * {@code benchmarks/sysbench/memory.sh} (heap after collection with 100, 1,000 and 4,096 clients).
+ * {@code benchmarks/sysbench/memory.sh}: the live heap (after a full collection) of a router with one
+ * hostgroup was 21 MiB with 100 clients, 25-26 MiB with 1,000 and 35 MiB with 4,096
+ * (benchmarks/results/memory-2026-11-28-0305-experiments.md, -0314-experiments.md).
  *
  * @param heapInitialBytes {@code -Xms}
  * @param heapMaxBytes {@code -Xmx}
@@ -23,9 +25,12 @@ import java.util.List;
  */
 public record MemoryBudget(long heapInitialBytes, long heapMaxBytes, long directMaxBytes) {
     static final long MIB = 1L << 20;
-    /** Live heap of a started router with a few hostgroups and rules, with room to collect. */
+    /** A started router's live heap (21 MiB measured) with rules and plans, and room to collect. */
     static final long BASE_HEAP = 64 * MIB;
-    /** A client session: channel, pipeline, handlers, session state (measured ~10 KiB, doubled). */
+    /**
+     * A client session: ~3.5 KiB measured idle (channel, pipeline, session state); the rest is for a
+     * busy one's prepared statements, variables and decoded packets.
+     */
     static final long HEAP_PER_CLIENT = 20 << 10;
     /** A pooled backend connection: channel, pipeline, codec and lease state. */
     static final long HEAP_PER_BACKEND = 32 << 10;
