@@ -2,13 +2,14 @@ package io.shardgate.router;
 
 import io.shardgate.router.cli.AdminCommand;
 import io.shardgate.router.cli.PrintJvmOptionsCommand;
+import io.shardgate.router.cli.RouterConfigFile;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.RouterConfig;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -59,12 +60,8 @@ public final class Main implements Runnable {
     /** {@code shardgate run --config FILE}: serve until stopped. */
     @Command(name = "run", mixinStandardHelpOptions = true, description = "Start the router with a YAML config.")
     static final class Run implements Callable<Integer> {
-        @Option(
-                names = {"-c", "--config"},
-                required = true,
-                paramLabel = "FILE",
-                description = "YAML configuration file")
-        Path config;
+        @Mixin
+        RouterConfigFile file;
 
         @Option(
                 names = "--publish-config",
@@ -76,7 +73,7 @@ public final class Main implements Runnable {
 
         /** The file as the router starts with it. */
         RouterConfig configuration() {
-            RouterConfig parsed = RouterConfig.load(config);
+            RouterConfig parsed = file.load();
             return publishConfig ? parsed.withPublishOnStart() : parsed;
         }
 

@@ -5,14 +5,13 @@ import io.shardgate.router.config.RouterConfig;
 import io.shardgate.router.memory.JvmOptions;
 import io.shardgate.router.memory.MemoryBudget;
 import io.shardgate.router.memory.MemoryDemand;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Unmatched;
 
 /**
@@ -29,12 +28,8 @@ import picocli.CommandLine.Unmatched;
 public final class PrintJvmOptionsCommand implements Callable<Integer> {
     private static final Pattern SIZE = Pattern.compile("(\\d+)([kmg]?)");
 
-    @Option(
-            names = {"-c", "--config"},
-            required = true,
-            paramLabel = "FILE",
-            description = "YAML configuration file")
-    Path config;
+    @Mixin
+    RouterConfigFile file;
 
     /** The rest of {@code run}'s options (the launcher passes them all): the sizes do not depend on them. */
     @Unmatched
@@ -44,7 +39,7 @@ public final class PrintJvmOptionsCommand implements Callable<Integer> {
     public Integer call() {
         RouterConfig parsed;
         try {
-            parsed = RouterConfig.load(config);
+            parsed = file.load();
         } catch (ConfigException e) {
             System.err.println("shardgate: " + e.getMessage());
             return 2;
