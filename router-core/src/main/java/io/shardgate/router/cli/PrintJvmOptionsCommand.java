@@ -12,13 +12,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Unmatched;
 
 /**
  * {@code shardgate print-jvm-options --config FILE}: the JVM options {@code bin/shardgate run} starts
  * the router with, on one line: heap and direct memory sized from the file ({@link MemoryBudget}),
  * the heap's bound replaced by {@code SHARDGATE_HEAP} when set, then {@code JAVA_OPTS} ({@link
- * JvmOptions}). Exit code 2 for a file the router would refuse.
+ * JvmOptions}). Exit code 2 for a file the router would refuse or a bad {@code SHARDGATE_HEAP}.
  */
 @Command(
         name = "print-jvm-options",
@@ -31,6 +32,13 @@ public final class PrintJvmOptionsCommand implements Callable<Integer> {
     @Mixin
     RouterConfigFile file;
 
+    @Option(
+            names = "--launcher",
+            hidden = true,
+            description = "as bin/shardgate asks: a bad file prints nothing (run reports it), a bad"
+                    + " SHARDGATE_HEAP exits 3")
+    boolean launcher;
+
     /** The rest of {@code run}'s options (the launcher passes them all): the sizes do not depend on them. */
     @Unmatched
     List<String> runOptions;
@@ -41,7 +49,9 @@ public final class PrintJvmOptionsCommand implements Callable<Integer> {
         try {
             parsed = file.load();
         } catch (ConfigException e) {
-            System.err.println("shardgate: " + e.getMessage());
+            if (!launcher) {
+                System.err.println("shardgate: " + e.getMessage());
+            }
             return 2;
         }
         long heap;
@@ -49,7 +59,7 @@ public final class PrintJvmOptionsCommand implements Callable<Integer> {
             heap = heapBytes(System.getenv("SHARDGATE_HEAP"));
         } catch (IllegalArgumentException e) {
             System.err.println("shardgate: " + e.getMessage());
-            return 2;
+            return launcher ? 3 : 2;
         }
         MemoryBudget budget = MemoryBudget.of(MemoryDemand.of(parsed), heap);
         System.out.println(String.join(" ", JvmOptions.launch(budget, System.getenv("JAVA_OPTS"))));

@@ -41,10 +41,23 @@ class PrintJvmOptionsCommandTest {
     }
 
     @Test
-    void aFileTheRouterWouldRefuseExitsTwo() throws Exception {
+    void aFileTheRouterWouldRefuseExitsTwoAndForTheLauncherSaysNothing() throws Exception {
         Path file = Files.writeString(dir.resolve("bad.yaml"), "server: {max_conections: 5}\n");
-        assertThat(Main.commandLine().execute("print-jvm-options", "--config", file.toString()))
-                .isEqualTo(2);
+        PrintStream err = System.err;
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        try {
+            System.setErr(new PrintStream(printed, true, StandardCharsets.UTF_8));
+            assertThat(Main.commandLine().execute("print-jvm-options", "--config", file.toString()))
+                    .isEqualTo(2);
+            assertThat(printed.toString(StandardCharsets.UTF_8)).contains("max_conections");
+            printed.reset();
+            // bin/shardgate then runs `run`, which names the problems: they are not printed twice
+            assertThat(Main.commandLine().execute("print-jvm-options", "--launcher", "--config", file.toString()))
+                    .isEqualTo(2);
+            assertThat(printed.toString(StandardCharsets.UTF_8)).isEmpty();
+        } finally {
+            System.setErr(err);
+        }
     }
 
     @Test
