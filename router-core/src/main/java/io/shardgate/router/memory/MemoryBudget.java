@@ -6,8 +6,9 @@ import java.util.List;
 /**
  * The router's memory limits, computed from what its configuration asks ({@link MemoryDemand})
  * rather than from the machine: the JVM's defaults take a quarter of the machine's RAM for the heap
- * and as much again for direct buffers, and a parallel collector that commits its young generation
- * up front, which is far more than a router beside an application (a sidecar) should hold.
+ * and as much again for direct buffers, far more than a router beside an application (a sidecar)
+ * should be allowed, and the launcher's former {@code -XX:+UseParallelGC -Xms256m} committed 320 MiB
+ * of heap before the first client.
  *
  * <p>The maximum heap covers the fixed part (rules, plans, the parser, the embedded ZooKeeper, meters),
  * each client session and backend connection the configuration allows, the result cache's bound and
