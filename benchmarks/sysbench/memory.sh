@@ -76,6 +76,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 build_shardgate
+commit=$(git_commit) # what the jar was built from (the tree may move on during the run)
 
 # --- MariaDB -------------------------------------------------------------------------------------
 mariadb_source=$(mariadb_kind auto)
@@ -240,7 +241,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "- machine: $(machine_line)"
   echo "- JDK: $(java -version 2>&1 | head -n 1)"
   echo "- MariaDB: $(mariadb_version) ($mariadb_source); sysbench: $(sysbench --version), 1 table x $TABLE_SIZE rows"
-  echo "- shardgate: $(basename "$jar") at commit $(git_commit), started by this tree's bin/shardgate (JAVA_OPTS unset)"
+  echo "- shardgate: $(basename "$jar") built at commit $commit, started by this tree's bin/shardgate (JAVA_OPTS unset)"
   echo "- shardgate-before: $(basename "${BASELINE_JAR:-$jar}") started by bin/shardgate of $BASELINE_REF ($(git -C "$root" rev-parse --short "$BASELINE_REF"))"
   if [ -n "${pid[haproxy]:-}" ]; then
     echo "- HAProxy: $(haproxy -v | head -n 1), mode tcp"
