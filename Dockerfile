@@ -29,7 +29,8 @@ USER 10001:10001
 WORKDIR /var/lib/shardgate
 # server.data_dir of the default config: generated TLS and RSA keys, the embedded ZooKeeper's data
 VOLUME ["/var/lib/shardgate"]
-ENV JAVA_OPTS="-XX:+UseParallelGC -Xms256m -XX:MaxRAMPercentage=75"
+# no JAVA_OPTS: bin/shardgate sizes heap and direct memory from the configuration; set JAVA_OPTS or
+# SHARDGATE_HEAP to override (docs/configuration.md, "Memory footprint")
 EXPOSE 6033 6032 6080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["curl", "-fsS", "-o", "/dev/null", "http://127.0.0.1:6080/health"]

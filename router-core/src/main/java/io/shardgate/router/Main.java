@@ -1,25 +1,27 @@
 package io.shardgate.router;
 
 import io.shardgate.router.cli.AdminCommand;
+import io.shardgate.router.cli.PrintJvmOptionsCommand;
+import io.shardgate.router.cli.RouterConfigFile;
 import io.shardgate.router.config.ConfigException;
 import io.shardgate.router.config.RouterConfig;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * The {@code shardgate} command line: {@code run --config FILE}, {@code admin ...}, {@code --help},
- * {@code --version}.
+ * The {@code shardgate} command line: {@code run --config FILE}, {@code admin ...}, {@code
+ * print-jvm-options --config FILE}, {@code --help}, {@code --version}.
  */
 @Command(
         name = "shardgate",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "MySQL sharding router and query proxy.",
-        subcommands = {Main.Run.class, AdminCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {Main.Run.class, AdminCommand.class, PrintJvmOptionsCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "`bin/shardgate demo` starts a complete local cluster (embedded MariaDB shards) around it."})
 public final class Main implements Runnable {
 
@@ -58,12 +60,8 @@ public final class Main implements Runnable {
     /** {@code shardgate run --config FILE}: serve until stopped. */
     @Command(name = "run", mixinStandardHelpOptions = true, description = "Start the router with a YAML config.")
     static final class Run implements Callable<Integer> {
-        @Option(
-                names = {"-c", "--config"},
-                required = true,
-                paramLabel = "FILE",
-                description = "YAML configuration file")
-        Path config;
+        @Mixin
+        RouterConfigFile file;
 
         @Option(
                 names = "--publish-config",
@@ -75,7 +73,7 @@ public final class Main implements Runnable {
 
         /** The file as the router starts with it. */
         RouterConfig configuration() {
-            RouterConfig parsed = RouterConfig.load(config);
+            RouterConfig parsed = file.load();
             return publishConfig ? parsed.withPublishOnStart() : parsed;
         }
 

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The distribution tarball ({@code ./mvnw package} in router-core) unpacked into an empty
  * directory works without Maven or the source tree: {@code bin/shardgate --version}, {@code --help},
  * a rejected configuration, and the shipped {@code conf/shardgate.yaml} serving a query from a real
- * MariaDB server.
+ * MariaDB server in a JVM the launcher sized from it.
  */
 class DistributionIT {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -141,6 +141,12 @@ class DistributionIT {
                     assertThat(rs.getString(1)).isEqualTo("shop");
                     assertThat(rs.getInt(2)).isEqualTo(42);
                 }
+                // the launcher sized the JVM from the file; the test's JAVA_OPTS heap replaced the computed one
+                List<String> jvm = List.of(router.toHandle().info().arguments().orElseThrow());
+                assertThat(jvm)
+                        .contains("-XX:+UseSerialGC", "-Xmx256m")
+                        .anyMatch(a -> a.matches("-XX:MaxDirectMemorySize=\\d+m"))
+                        .noneMatch(a -> a.startsWith("-Xms"));
             } finally {
                 router.destroy();
                 if (!router.waitFor(30, TimeUnit.SECONDS)) {

@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.shardgate.protocol.type.Command;
 import io.shardgate.router.pool.PoolStats;
 import io.shardgate.router.routing.Hostgroups;
@@ -57,6 +59,13 @@ public final class RouterMetrics {
                 .description("Statements run again on a fresh backend connection because the pooled one"
                         + " was dead before the server read them")
                 .register(registry);
+        // the sockets' buffers come from Netty's default allocator, which counts the direct memory it holds
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider allocator) {
+            Gauge.builder("shardgate.memory.direct", allocator, a -> a.metric().usedDirectMemory())
+                    .description("Direct (off-heap) memory held by the socket buffers' allocator")
+                    .baseUnit("bytes")
+                    .register(registry);
+        }
     }
 
     /** The registry {@code /metrics} renders; other components register their meters here too. */
