@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.function.IntUnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -56,6 +57,24 @@ final class MoveCluster implements AutoCloseable {
      * {@code root} and {@code hostgroupSettings} go into each hostgroup's YAML (pool, monitor).
      */
     static MoveCluster start(Path dir, String root, int rows, String hostgroupSettings) throws Exception {
+        return start(
+                dir,
+                root,
+                rows,
+                hostgroupSettings,
+                "{name: orders, strategy: hash, column: id, buckets: " + BUCKETS
+                        + ", hostgroups: {10: \"0-7\", 20: \"8-15\"}}",
+                b -> b < 8 ? 10 : 20);
+    }
+
+    /**
+     * As above, with {@code tables} the YAML flow entries of {@code shop}'s tables (one a line) and
+     * {@code initialOwner} where each bucket's rows are preloaded (a {@code table} rule: every bucket
+     * on its hostgroup).
+     */
+    static MoveCluster start(
+            Path dir, String root, int rows, String hostgroupSettings, String tables, IntUnaryOperator initialOwner)
+            throws Exception {
         MoveShards shards = MoveShards.start(Files.createDirectories(dir.resolve("shards")), ORDERS);
         MariaDbServer reference = null;
         EmbeddedZooKeeper zooKeeper = null;
@@ -72,7 +91,7 @@ final class MoveCluster implements AutoCloseable {
             }
             int[] owner = new int[BUCKETS];
             for (int b = 0; b < BUCKETS; b++) {
-                owner[b] = b < 8 ? 10 : 20;
+                owner[b] = initialOwner.applyAsInt(b);
             }
             shards.preload(reference(reference), rows, BUCKETS, b -> owner[b]);
             zooKeeper = new EmbeddedZooKeeper(dir.resolve("zookeeper"), 0);
@@ -91,8 +110,7 @@ final class MoveCluster implements AutoCloseable {
                     "  - name: shop",
                     "    default_hostgroup: 10",
                     "    tables:",
-                    "      - {name: orders, strategy: hash, column: id, buckets: " + BUCKETS
-                            + ", hostgroups: {10: \"0-7\", 20: \"8-15\"}}",
+                    tables.lines().map(t -> "      - " + t).collect(java.util.stream.Collectors.joining("\n")),
                     "")));
             MoveCluster cluster = new MoveCluster(
                     shards, reference, zooKeeper, curator, new MoveProbe(new MoveLog(curator, root)), router);
