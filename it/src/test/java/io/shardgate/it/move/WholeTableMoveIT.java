@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shardgate.router.Main;
 import io.shardgate.router.move.MoveRecord;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,6 +24,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * A whole table of a {@code table} rule ({@code orders} on hostgroup 20) moves to hostgroup 30
@@ -175,8 +179,9 @@ class WholeTableMoveIT {
         long onSource = count(20);
         assertThat(onSource).isPositive();
 
-        HttpResponse<String> cleanup = post("/api/moves/" + id + "/cleanup", "");
-        assertThat(cleanup.statusCode()).as(cleanup.body()).isEqualTo(200);
+        String[] cleanup = cli("cleanup", id); // the command line's way, over the same HTTP API
+        assertThat(cleanup[0]).as("%s", String.join("", cleanup)).isEqualTo("0");
+        assertThat(cleanup[1]).contains("move " + id + " cleaning up its source");
         JsonNode cleaned = cluster.probe.awaitEnd(cluster.router.httpPort(), id);
         assertThat(cleaned.get("state").asText()).as("%s", cleaned).isEqualTo("done");
         assertThat(cleaned.path("progress").path("rows_deleted_on_source").asLong())
@@ -187,6 +192,9 @@ class WholeTableMoveIT {
         assertThat(reverse.statusCode()).isEqualTo(409);
         assertThat(reverse.body()).contains("cleaned up its source");
         assertThat(post("/api/moves/" + id + "/cleanup", "").statusCode()).isEqualTo(409);
+        String[] again = cli("reverse", id);
+        assertThat(again[0]).isEqualTo("1");
+        assertThat(again[2]).contains("409").contains("cleaned up its source");
         try (Connection c = cluster.client();
                 Statement s = c.createStatement()) {
             assertThat(s.executeUpdate("UPDATE orders SET note = 'after cleanup' WHERE id = 1"))
@@ -198,6 +206,17 @@ class WholeTableMoveIT {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getString(1)).isEqualTo("after cleanup");
         }
+    }
+
+    /** {@code shardgate admin move <action> <id>}: its exit code, standard output and standard error. */
+    private static String[] cli(String action, String id) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int exit = cli.execute("admin", "move", action, id, "--url", "http://127.0.0.1:" + cluster.router.httpPort());
+        return new String[] {Integer.toString(exit), out.toString(), err.toString()};
     }
 
     private static MoveLoad load(int round) {
