@@ -1,6 +1,7 @@
 package io.shardgate.it.move;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -176,6 +177,40 @@ class WholeTableMoveIT {
         assertThat(post("/api/moves", TABLE_MOVE.replace("30", "10")).statusCode())
                 .as("another move of the table while the reverse stream runs")
                 .isEqualTo(409);
+        try (Connection c = cluster.client();
+                Statement s = c.createStatement()) {
+            assertThatThrownBy(() -> s.execute("ALTER TABLE orders ADD COLUMN extra INT"))
+                    .as("DDL while the reverse stream follows the table's shape")
+                    .isInstanceOfSatisfying(
+                            SQLException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(1235));
+        }
+        // the target restarts: the reverse stream's job stops, the next resumes from its stored position
+        for (long key = 1; key <= 10; key++) {
+            writeThroughTheRouter("INSERT INTO orders VALUES (" + (9_000_000 + key) + ", 1, 'streamed')");
+        }
+        MoveRecord beforeRestart = cluster.probe.record(id);
+        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!beforeRestart.checkpoints().containsKey(MoveRecord.REVERSE_APPLIED) && System.nanoTime() < end) {
+            Thread.sleep(100);
+            beforeRestart = cluster.probe.record(id);
+        }
+        assertThat(beforeRestart.checkpoints())
+                .as("the stream's stored position")
+                .containsKey(MoveRecord.REVERSE_APPLIED);
+        cluster.shards.stop(30);
+        cluster.shards.restart(30);
+        for (long key = 1; key <= 50; key++) {
+            writeThroughTheRouter("INSERT INTO orders VALUES (" + (9_100_000 + key) + ", 2, 'after restart')");
+        }
+        assertThat(awaitSame(30, 20))
+                .as("the source against the restarted target")
+                .isEmpty();
+        MoveRecord resumed = cluster.probe.record(id);
+        assertThat(resumed.streamingBack()).as("%s", resumed).isTrue();
+        assertThat(resumed.progress().getOrDefault("resumed", 0L))
+                .as("the stream's job stopped on the lost target and went on: %s (before: %s)", resumed, beforeRestart)
+                .isGreaterThan(beforeRestart.progress().getOrDefault("resumed", 0L));
         long onSource = count(20);
         assertThat(onSource).isPositive();
 
@@ -220,23 +255,23 @@ class WholeTableMoveIT {
     }
 
     private static MoveLoad load(int round) {
-        List<List<Long>> keys = new ArrayList<>();
-        for (int client = 0; client < CLIENTS; client++) {
-            List<Long> own = new ArrayList<>();
-            for (int k = 0; k < KEYS_PER_CLIENT; k++) {
-                own.add((long) round * CLIENTS * KEYS_PER_CLIENT + (long) k * CLIENTS + client + 1);
-            }
-            keys.add(own);
-        }
-        return new MoveLoad(cluster.router::mysqlPort, cluster::reference, keys, round);
+        return new MoveLoad(
+                cluster.router::mysqlPort,
+                cluster::reference,
+                MoveLoad.ownKeys(round, CLIENTS, KEYS_PER_CLIENT),
+                round);
     }
 
     /** The rows of {@code orders} on {@code hostgroup} that differ from the reference's (first ten). */
     private static List<String> differences(int hostgroup) throws SQLException {
-        Map<Long, String> expected;
         try (Connection ref = cluster.reference()) {
-            expected = OrdersContents.rows(ref);
+            return differences(OrdersContents.rows(ref), "the reference", hostgroup);
         }
+    }
+
+    /** The rows of {@code orders} on {@code hostgroup} that differ from {@code expected} (first ten). */
+    private static List<String> differences(Map<Long, String> expected, String from, int hostgroup)
+            throws SQLException {
         Map<Long, String> got;
         try (Connection c = cluster.shards.direct(hostgroup)) {
             got = OrdersContents.rows(c);
@@ -244,7 +279,7 @@ class WholeTableMoveIT {
         List<String> out = new ArrayList<>();
         expected.forEach((key, row) -> {
             if (!row.equals(got.get(key))) {
-                out.add("row " + key + ": reference " + row + ", hostgroup " + hostgroup + " " + got.get(key));
+                out.add("row " + key + ": " + from + " " + row + ", hostgroup " + hostgroup + " " + got.get(key));
             }
         });
         got.keySet().stream()
@@ -255,13 +290,47 @@ class WholeTableMoveIT {
 
     /** Waits until {@code hostgroup} holds the reference's rows; the differences left at the deadline. */
     private static List<String> awaitSameAsReference(int hostgroup) throws Exception {
+        return awaitEmpty(() -> differences(hostgroup));
+    }
+
+    /** Waits until {@code hostgroup} holds the rows of hostgroup {@code as}; the differences left at the deadline. */
+    private static List<String> awaitSame(int as, int hostgroup) throws Exception {
+        return awaitEmpty(() -> {
+            try (Connection c = cluster.shards.direct(as)) {
+                return differences(OrdersContents.rows(c), "hostgroup " + as, hostgroup);
+            }
+        });
+    }
+
+    private static List<String> awaitEmpty(java.util.concurrent.Callable<List<String>> differences) throws Exception {
         long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        List<String> left = differences(hostgroup);
+        List<String> left = differences.call();
         while (!left.isEmpty() && System.nanoTime() < end) {
             Thread.sleep(200);
-            left = differences(hostgroup);
+            left = differences.call();
         }
         return left;
+    }
+
+    /** Runs {@code sql} through the router (also on the reference), again while the shard is not served yet. */
+    private static void writeThroughTheRouter(String sql) throws Exception {
+        long end = System.nanoTime() + PATIENCE.toNanos();
+        while (true) {
+            try (Connection c = cluster.client();
+                    Statement s = c.createStatement()) {
+                assertThat(s.executeUpdate(sql)).isEqualTo(1);
+                break;
+            } catch (SQLException e) {
+                if (System.nanoTime() > end) {
+                    throw new AssertionError("not served again: " + e, e);
+                }
+                Thread.sleep(100);
+            }
+        }
+        try (Connection ref = cluster.reference();
+                Statement s = ref.createStatement()) {
+            s.executeUpdate(sql);
+        }
     }
 
     private static long count(int hostgroup) throws SQLException {

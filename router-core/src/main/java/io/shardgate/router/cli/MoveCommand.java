@@ -213,10 +213,14 @@ final class MoveCommand implements Runnable {
         @Parameters(paramLabel = "ID", description = "the move, e.g. m-0000000003")
         String id;
 
-        /** The route's last segment and what a success prints after "move ID ". */
-        abstract String action();
+        private final String action;
+        private final String done;
 
-        abstract String done();
+        /** @param action the route's last segment; @param done what a success prints after "move ID " */
+        Action(String action, String done) {
+            this.action = action;
+            this.done = done;
+        }
 
         @Override
         public Integer call() throws Exception {
@@ -224,21 +228,15 @@ final class MoveCommand implements Runnable {
                     target,
                     spec,
                     "POST",
-                    "/api/moves/" + id + "/" + action(),
-                    (body, out) -> out.println("move " + id + " " + done()));
+                    "/api/moves/" + id + "/" + action,
+                    (body, out) -> out.println("move " + id + " " + done));
         }
     }
 
     @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancel a move (not while it cuts over).")
     static final class Cancel extends Action {
-        @Override
-        String action() {
-            return "cancel";
-        }
-
-        @Override
-        String done() {
-            return "cancelled";
+        Cancel() {
+            super("cancel", "cancelled");
         }
     }
 
@@ -248,14 +246,8 @@ final class MoveCommand implements Runnable {
             description = "Switch a done whole-table move back to its source (its reverse stream kept the source"
                     + " in step).")
     static final class Reverse extends Action {
-        @Override
-        String action() {
-            return "reverse";
-        }
-
-        @Override
-        String done() {
-            return "reversing (show it to see it reversed)";
+        Reverse() {
+            super("reverse", "reversing (show it to see it reversed)");
         }
     }
 
@@ -265,14 +257,8 @@ final class MoveCommand implements Runnable {
             description = "Stop a done whole-table move's reverse stream and delete the source's rows of the table"
                     + " (it cannot be reversed after).")
     static final class Cleanup extends Action {
-        @Override
-        String action() {
-            return "cleanup";
-        }
-
-        @Override
-        String done() {
-            return "cleaning up its source (show it to see it done)";
+        Cleanup() {
+            super("cleanup", "cleaning up its source (show it to see it done)");
         }
     }
 }
