@@ -34,7 +34,10 @@ final class MoveCluster implements AutoCloseable {
     final EmbeddedZooKeeper zooKeeper;
     final CuratorFramework curator;
     final MoveProbe probe;
-    final Shardgate router;
+    volatile Shardgate router;
+    private Path dir;
+    private String config;
+    private int routers = 1;
     final int[] owner = new int[BUCKETS];
 
     private MoveCluster(
@@ -98,10 +101,8 @@ final class MoveCluster implements AutoCloseable {
             zooKeeper.start();
             curator = CuratorFrameworkFactory.newClient("127.0.0.1:" + zooKeeper.port(), new RetryOneTime(100));
             curator.start();
-            Shardgate router = Shardgate.start(RouterConfig.parse(String.join(
+            String rest = String.join(
                     "\n",
-                    "server: {bind: 127.0.0.1, port: 0, http_port: 0, admin_port: 0, connect_timeout_millis: 1000,"
-                            + " data_dir: \"" + Files.createDirectories(dir.resolve("router")) + "\"}",
                     "zookeeper: {connect: \"127.0.0.1:" + zooKeeper.port() + "\", root: " + root + "}",
                     "users: [{name: app, password: app}]",
                     "hostgroups:",
@@ -111,9 +112,12 @@ final class MoveCluster implements AutoCloseable {
                     "    default_hostgroup: 10",
                     "    tables:",
                     tables.lines().map(t -> "      - " + t).collect(java.util.stream.Collectors.joining("\n")),
-                    "")));
+                    "");
+            Shardgate router = Shardgate.start(RouterConfig.parse(config(dir.resolve("router"), rest)));
             MoveCluster cluster = new MoveCluster(
                     shards, reference, zooKeeper, curator, new MoveProbe(new MoveLog(curator, root)), router);
+            cluster.dir = dir;
+            cluster.config = rest;
             System.arraycopy(owner, 0, cluster.owner, 0, BUCKETS);
             return cluster;
         } catch (Exception | Error e) {
@@ -124,6 +128,21 @@ final class MoveCluster implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    private static String config(Path dataDir, String rest) throws java.io.IOException {
+        return "server: {bind: 127.0.0.1, port: 0, http_port: 0, admin_port: 0, connect_timeout_millis: 1000,"
+                + " data_dir: \"" + Files.createDirectories(dataDir) + "\"}\n" + rest;
+    }
+
+    /**
+     * Starts another router of the cluster, then stops this one (the mover): the mover's latch and the
+     * moves pass to the new router, which {@link #router} is from then on.
+     */
+    void handOver() throws Exception {
+        Shardgate next = Shardgate.start(RouterConfig.parse(config(dir.resolve("router-" + ++routers), config)));
+        router.close();
+        router = next;
     }
 
     /** A client connection through the router to {@code shop}. */

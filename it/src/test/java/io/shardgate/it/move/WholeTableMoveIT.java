@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shardgate.move.binlog.BinlogPosition;
 import io.shardgate.router.Main;
 import io.shardgate.router.move.MoveRecord;
 import java.io.PrintWriter;
@@ -189,15 +190,7 @@ class WholeTableMoveIT {
         for (long key = 1; key <= 10; key++) {
             writeThroughTheRouter("INSERT INTO orders VALUES (" + (9_000_000 + key) + ", 1, 'streamed')");
         }
-        MoveRecord beforeRestart = cluster.probe.record(id);
-        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!beforeRestart.checkpoints().containsKey(MoveRecord.REVERSE_APPLIED) && System.nanoTime() < end) {
-            Thread.sleep(100);
-            beforeRestart = cluster.probe.record(id);
-        }
-        assertThat(beforeRestart.checkpoints())
-                .as("the stream's stored position")
-                .containsKey(MoveRecord.REVERSE_APPLIED);
+        MoveRecord beforeRestart = awaitStoredPosition(id);
         cluster.shards.stop(30);
         cluster.shards.restart(30);
         for (long key = 1; key <= 50; key++) {
@@ -230,17 +223,62 @@ class WholeTableMoveIT {
         String[] again = cli("reverse", id);
         assertThat(again[0]).isEqualTo("1");
         assertThat(again[2]).contains("409").contains("cleaned up its source");
-        try (Connection c = cluster.client();
-                Statement s = c.createStatement()) {
-            assertThat(s.executeUpdate("UPDATE orders SET note = 'after cleanup' WHERE id = 1"))
-                    .isEqualTo(1);
-        }
+        writeThroughTheRouter("INSERT INTO orders VALUES (9050001, 1, 'after cleanup')");
         try (Connection c = cluster.shards.direct(30);
                 Statement s = c.createStatement();
-                var rs = s.executeQuery("SELECT note FROM shop.orders WHERE id = 1")) {
-            assertThat(rs.next()).isTrue();
+                var rs = s.executeQuery("SELECT note FROM shop.orders WHERE id = 9050001")) {
+            assertThat(rs.next()).as("a write after the cleanup, on the target").isTrue();
             assertThat(rs.getString(1)).isEqualTo("after cleanup");
         }
+    }
+
+    @Test
+    @Order(4)
+    void anotherRouterResumesTheReverseStreamFromItsStoredPositionAndReverses() throws Exception {
+        // the table is on 30 since the cleaned-up move; hostgroup 20 is empty: move it there
+        HttpResponse<String> started = post("/api/moves", TABLE_MOVE.replace("30", "20"));
+        assertThat(started.statusCode()).as(started.body()).isEqualTo(202);
+        String id = JSON.readTree(started.body()).get("id").asText();
+        assertThat(cluster.probe
+                        .awaitEnd(cluster.router.httpPort(), id)
+                        .get("state")
+                        .asText())
+                .isEqualTo("done");
+        for (long key = 1; key <= 10; key++) {
+            writeThroughTheRouter("INSERT INTO orders VALUES (" + (9_200_000 + key) + ", 3, 'before hand-over')");
+        }
+        MoveRecord before = awaitStoredPosition(id);
+        cluster.handOver(); // the mover stops; the new router takes its latch and the move's stream
+        for (long key = 1; key <= 10; key++) {
+            writeThroughTheRouter("INSERT INTO orders VALUES (" + (9_300_000 + key) + ", 4, 'after hand-over')");
+        }
+        assertThat(awaitSame(20, 30))
+                .as("the source (30) against the target (20)")
+                .isEmpty();
+        MoveRecord after = cluster.probe.record(id);
+        assertThat(after.streamingBack()).as("%s", after).isTrue();
+        assertThat(BinlogPosition.parse(after.checkpoints().get(MoveRecord.REVERSE_APPLIED)))
+                .as("the new router's stream went on from the stored position %s", before)
+                .isGreaterThan(BinlogPosition.parse(before.checkpoints().get(MoveRecord.REVERSE_APPLIED)));
+
+        HttpResponse<String> reverse = post("/api/moves/" + id + "/reverse", "");
+        assertThat(reverse.statusCode()).as(reverse.body()).isEqualTo(200);
+        JsonNode reversed = cluster.probe.awaitEnd(cluster.router.httpPort(), id);
+        assertThat(reversed.get("state").asText()).as("%s", reversed).isEqualTo("reversed");
+        writeThroughTheRouter("INSERT INTO orders VALUES (9400001, 5, 'after the reverse')");
+        assertThat(differences(30)).as("hostgroup 30 serves the table again").isEmpty();
+    }
+
+    /** Waits until the move's reverse stream stored a position; the record then. */
+    private static MoveRecord awaitStoredPosition(String id) throws Exception {
+        MoveRecord r = cluster.probe.record(id);
+        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!r.checkpoints().containsKey(MoveRecord.REVERSE_APPLIED) && System.nanoTime() < end) {
+            Thread.sleep(100);
+            r = cluster.probe.record(id);
+        }
+        assertThat(r.checkpoints()).as("the stream's stored position").containsKey(MoveRecord.REVERSE_APPLIED);
+        return r;
     }
 
     /** {@code shardgate admin move <action> <id>}: its exit code, standard output and standard error. */
