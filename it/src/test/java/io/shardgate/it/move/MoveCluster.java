@@ -105,6 +105,7 @@ final class MoveCluster implements AutoCloseable {
                     "\n",
                     "zookeeper: {connect: \"127.0.0.1:" + zooKeeper.port() + "\", root: " + root + "}",
                     "users: [{name: app, password: app}]",
+                    "admin: {users: [{name: radmin, password: radmin}]}",
                     "hostgroups:",
                     shards.hostgroupsYaml(hostgroupSettings),
                     "schemas:",
@@ -143,6 +144,11 @@ final class MoveCluster implements AutoCloseable {
         Shardgate next = Shardgate.start(RouterConfig.parse(config(dir.resolve("router-" + ++routers), config)));
         router.close();
         router = next;
+    }
+
+    /** A connection to the router's SQL admin port. */
+    Connection admin() throws SQLException {
+        return Driver.MYSQL.connect(router.adminPort(), null, "radmin", "radmin");
     }
 
     /** A client connection through the router to {@code shop}. */

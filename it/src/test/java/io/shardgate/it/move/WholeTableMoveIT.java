@@ -261,12 +261,27 @@ class WholeTableMoveIT {
                 .as("the new router's stream went on from the stored position %s", before)
                 .isGreaterThan(BinlogPosition.parse(before.checkpoints().get(MoveRecord.REVERSE_APPLIED)));
 
-        HttpResponse<String> reverse = post("/api/moves/" + id + "/reverse", "");
-        assertThat(reverse.statusCode()).as(reverse.body()).isEqualTo(200);
+        try (Connection admin = cluster.admin(); // the SQL admin's way, through the same move control
+                Statement s = admin.createStatement()) {
+            try (var rs = s.executeQuery("SELECT state, reverse_rows FROM stats_moves WHERE id = '" + id + "'")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("done");
+                assertThat(rs.getLong(2)).as("reverse_rows").isPositive();
+            }
+            assertThat(s.executeUpdate("UPDATE stats_moves SET state = 'reversing' WHERE id = '" + id + "'"))
+                    .isEqualTo(1);
+        }
         JsonNode reversed = cluster.probe.awaitEnd(cluster.router.httpPort(), id);
         assertThat(reversed.get("state").asText()).as("%s", reversed).isEqualTo("reversed");
         writeThroughTheRouter("INSERT INTO orders VALUES (9400001, 5, 'after the reverse')");
         assertThat(differences(30)).as("hostgroup 30 serves the table again").isEmpty();
+        try (Connection admin = cluster.admin();
+                Statement s = admin.createStatement()) {
+            assertThatThrownBy(() ->
+                            s.executeUpdate("UPDATE stats_moves SET state = 'cleaning_source' WHERE id = '" + id + "'"))
+                    .hasMessageContaining("cannot clean up")
+                    .hasMessageContaining("the source serves the table");
+        }
     }
 
     /** Waits until the move's reverse stream stored a position; the record then. */
