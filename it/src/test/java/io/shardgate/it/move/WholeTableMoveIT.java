@@ -187,15 +187,11 @@ class WholeTableMoveIT {
                             e -> assertThat(e.getErrorCode()).isEqualTo(1235));
         }
         // the target restarts: the reverse stream's job stops, the next resumes from its stored position
-        for (long key = 1; key <= 10; key++) {
-            writeThroughTheRouter("INSERT INTO orders VALUES (" + (9_000_000 + key) + ", 1, 'streamed')");
-        }
+        insertThroughTheRouter(9_000_000, 10, 1, "streamed");
         MoveRecord beforeRestart = awaitStoredPosition(id);
         cluster.shards.stop(30);
         cluster.shards.restart(30);
-        for (long key = 1; key <= 50; key++) {
-            writeThroughTheRouter("INSERT INTO orders VALUES (" + (9_100_000 + key) + ", 2, 'after restart')");
-        }
+        insertThroughTheRouter(9_100_000, 50, 2, "after restart");
         assertThat(awaitSame(30, 20))
                 .as("the source against the restarted target")
                 .isEmpty();
@@ -244,14 +240,10 @@ class WholeTableMoveIT {
                         .get("state")
                         .asText())
                 .isEqualTo("done");
-        for (long key = 1; key <= 10; key++) {
-            writeThroughTheRouter("INSERT INTO orders VALUES (" + (9_200_000 + key) + ", 3, 'before hand-over')");
-        }
+        insertThroughTheRouter(9_200_000, 10, 3, "before hand-over");
         MoveRecord before = awaitStoredPosition(id);
         cluster.handOver(); // the mover stops; the new router takes its latch and the move's stream
-        for (long key = 1; key <= 10; key++) {
-            writeThroughTheRouter("INSERT INTO orders VALUES (" + (9_300_000 + key) + ", 4, 'after hand-over')");
-        }
+        insertThroughTheRouter(9_300_000, 10, 4, "after hand-over");
         assertThat(awaitSame(20, 30))
                 .as("the source (30) against the target (20)")
                 .isEmpty();
@@ -363,6 +355,13 @@ class WholeTableMoveIT {
             left = differences.call();
         }
         return left;
+    }
+
+    /** Inserts {@code rows} rows from key {@code first + 1} on through the router (and the reference). */
+    private static void insertThroughTheRouter(long first, int rows, int amount, String note) throws Exception {
+        for (long key = first + 1; key <= first + rows; key++) {
+            writeThroughTheRouter("INSERT INTO orders VALUES (" + key + ", " + amount + ", '" + note + "')");
+        }
     }
 
     /** Runs {@code sql} through the router (also on the reference), again while the shard is not served yet. */
