@@ -1,16 +1,12 @@
 package io.shardgate.move;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -22,32 +18,26 @@ import java.util.TreeSet;
  * version at the cutover, after the routers' validation accepts it.
  */
 public final class BucketMove {
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private BucketMove() {}
-
-    /**
-     * A planned move.
-     *
-     * @param schemasDocument the next {@code schemas} document (JSON)
-     * @param tables the tables that move, as the document names them, the requested one first
-     * @param sources the hostgroups that own some of the buckets now, ascending
-     */
-    public record Planned(String schemasDocument, List<String> tables, List<Integer> sources) {}
 
     /**
      * Plans moving buckets {@code lo..hi} of {@code schema.table} to hostgroup {@code target}.
      *
      * @throws IllegalArgumentException with a message for the operator when it is not such a move
      */
-    public static Planned plan(String schemasDocument, String schema, String table, int lo, int hi, int target) {
-        JsonNode root = read(schemasDocument);
-        ObjectNode schemaNode = find(root, schema, "schema");
-        ObjectNode tableNode = find(schemaNode.path("tables"), table, "table " + table + " in schema " + schema);
+    public static RuleChange plan(String schemasDocument, String schema, String table, int lo, int hi, int target) {
+        JsonNode root = SchemasDocument.read(schemasDocument);
+        ObjectNode schemaNode = SchemasDocument.find(root, schema, "schema");
+        ObjectNode tableNode =
+                SchemasDocument.find(schemaNode.path("tables"), table, "table " + table + " in schema " + schema);
         if (!"hash".equals(tableNode.path("strategy").asText())) {
             throw new IllegalArgumentException(schema + "." + table + " is not sharded by hash (strategy "
-                    + tableNode.path("strategy").asText() + "): only hash buckets move by bucket ranges");
+                    + tableNode.path("strategy").asText() + "): only hash buckets move by bucket ranges"
+                    + ("table".equals(tableNode.path("strategy").asText())
+                            ? "; move the whole table with \"buckets\": \"table\""
+                            : ""));
         }
         int[] owner = owners(tableNode);
         if (lo < 0 || hi < lo || hi >= owner.length) {
@@ -76,11 +66,7 @@ public final class BucketMove {
             t.set("hostgroups", encode(next));
             moving.add(t.path("name").asText());
         }
-        try {
-            return new Planned(JSON.writeValueAsString(root), List.copyOf(moving), List.copyOf(sources));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return new RuleChange(SchemasDocument.write(root), List.copyOf(moving), List.copyOf(sources));
     }
 
     /** The table and the tables of its binding group, the table first. */
@@ -95,7 +81,8 @@ public final class BucketMove {
             if (member) {
                 for (JsonNode m : group) {
                     if (!m.asText().equalsIgnoreCase(name)) {
-                        out.add(find(schemaNode.path("tables"), m.asText(), "bound table " + m.asText()));
+                        out.add(SchemasDocument.find(
+                                schemaNode.path("tables"), m.asText(), "bound table " + m.asText()));
                     }
                 }
             }
@@ -140,25 +127,5 @@ public final class BucketMove {
         ObjectNode out = JSON.createObjectNode();
         ranges.forEach((hostgroup, list) -> out.put(Integer.toString(hostgroup), String.join(",", list)));
         return out;
-    }
-
-    private static ObjectNode find(JsonNode list, String name, String what) {
-        if (list.isArray()) {
-            for (JsonNode n : (ArrayNode) list) {
-                if (n.isObject()
-                        && n.path("name").asText().toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
-                    return (ObjectNode) n;
-                }
-            }
-        }
-        throw new IllegalArgumentException("no " + what + " named " + name + " in the running rules");
-    }
-
-    private static JsonNode read(String document) {
-        try {
-            return YAML.readTree(document);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("the schemas document does not parse: " + e.getOriginalMessage());
-        }
     }
 }

@@ -98,6 +98,11 @@ public final class SourceMove implements AutoCloseable {
         return BinlogSource.current(sourceRead);
     }
 
+    /** Where the target's binary log stands now (a whole-table move's reverse stream starts there). */
+    public BinlogPosition targetPosition() throws SQLException {
+        return BinlogSource.current(targetRead);
+    }
+
     /** Where the source's binary log stands now. */
     public BinlogPosition sourcePosition() throws SQLException {
         return BinlogSource.current(sourceRead);

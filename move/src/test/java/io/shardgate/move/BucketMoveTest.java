@@ -25,7 +25,7 @@ class BucketMoveTest {
 
     @Test
     void movesTheBucketsOfTheTableAndItsBindingGroup() throws Exception {
-        BucketMove.Planned planned = BucketMove.plan(SCHEMAS, "SHOP", "orders", 6, 11, 30);
+        RuleChange planned = BucketMove.plan(SCHEMAS, "SHOP", "orders", 6, 11, 30);
         assertThat(planned.tables()).containsExactly("orders", "Order_Items");
         assertThat(planned.sources()).containsExactly(10, 20);
         JsonNode tables =

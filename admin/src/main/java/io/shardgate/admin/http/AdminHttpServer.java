@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * GET /api/status  version served, ZooKeeper connection, last refused version, live routers
  * GET /api/cache, POST /api/cache/purge[?schema=&amp;table=|?rule=]  result cache ({@link CacheEndpoint})
  * GET /api/transactions, POST /api/transactions/resolve  two-phase commit ({@link TransactionsEndpoint})
- * GET/POST /api/moves, GET /api/moves/{id}, POST /api/moves/{id}/cancel  online resharding ({@link MovesEndpoint})
+ * GET/POST /api/moves, GET /api/moves/{id}, POST /api/moves/{id}/cancel|reverse|cleanup  online resharding ({@link MovesEndpoint})
  * </pre>
  *
  * <p>Built on the JDK's {@code com.sun.net.httpserver} rather than Netty: this serves operators and
@@ -241,9 +241,7 @@ public final class AdminHttpServer implements AutoCloseable {
             return path;
         }
         if (MovesEndpoint.handles(path)) {
-            return path.equals("/api/moves")
-                    ? path
-                    : path.endsWith("/cancel") ? "/api/moves/{id}/cancel" : "/api/moves/{id}";
+            return path.equals("/api/moves") ? path : MovesEndpoint.template(path);
         }
         return "other";
     }

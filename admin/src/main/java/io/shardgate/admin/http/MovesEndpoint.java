@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,6 +20,8 @@ import java.util.regex.Pattern;
  * GET  /api/moves               {"moves": [{...}, ...]}
  * GET  /api/moves/{id}          {"id": ..., "state": "copying", "progress": {...}, ...}
  * POST /api/moves/{id}/cancel   200 {"id": ..., "state": "cancelled"}
+ * POST /api/moves/{id}/reverse  200 {"id": ..., "state": "reversing"}        (a done whole-table move)
+ * POST /api/moves/{id}/cleanup  200 {"id": ..., "state": "cleaning_source"}  (a done whole-table move)
  * </pre>
  *
  * A malformed request gets 400, an unknown move 404, a conflict (a move of those tables under way,
@@ -26,7 +29,8 @@ import java.util.regex.Pattern;
  */
 final class MovesEndpoint {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern ONE = Pattern.compile("/api/moves/(m-[0-9]+)(/cancel)?");
+    private static final List<String> ACTIONS = List.of("/cancel", "/reverse", "/cleanup");
+    private static final Pattern ONE = Pattern.compile("/api/moves/(m-[0-9]+)(/cancel|/reverse|/cleanup)?");
     private static final int MAX_BODY = 64 * 1024;
 
     private final MoveControl moves;
@@ -44,7 +48,23 @@ final class MovesEndpoint {
         if (path.equals("/api/moves")) {
             return "GET, POST";
         }
-        return path.endsWith("/cancel") ? "POST" : "GET";
+        return action(path) != null ? "POST" : "GET";
+    }
+
+    /** {@code /api/moves/{id}} or {@code /api/moves/{id}/<action>}: the path as metrics name it (no ids). */
+    static String template(String path) {
+        String action = action(path);
+        return action == null ? "/api/moves/{id}" : "/api/moves/{id}" + action;
+    }
+
+    /** The action a move's path asks for ({@code /cancel}, {@code /reverse}, {@code /cleanup}), or null. */
+    private static String action(String path) {
+        for (String action : ACTIONS) {
+            if (path.endsWith(action)) {
+                return action;
+            }
+        }
+        return null;
     }
 
     CacheEndpoint.Answer handle(HttpExchange exchange, String path, String method) {
@@ -66,10 +86,23 @@ final class MovesEndpoint {
             }
             String id = m.group(1);
             if (m.group(2) != null) {
-                moves.cancel(id);
+                String state = switch (m.group(2)) {
+                    case "/cancel" -> {
+                        moves.cancel(id);
+                        yield "cancelled";
+                    }
+                    case "/reverse" -> {
+                        moves.reverse(id);
+                        yield "reversing";
+                    }
+                    default -> {
+                        moves.cleanup(id);
+                        yield "cleaning_source";
+                    }
+                };
                 ObjectNode body = JSON.createObjectNode();
                 body.put("id", id);
-                body.put("state", "cancelled");
+                body.put("state", state);
                 return new CacheEndpoint.Answer(200, body);
             }
             Map<String, Object> move = moves.get(id);
@@ -115,7 +148,7 @@ final class MovesEndpoint {
             return new CacheEndpoint.Answer(
                     400,
                     ConfigJson.error(
-                            "expected {\"schema\": ..., \"table\": ..., \"buckets\": \"lo-hi\", \"to\": hostgroup}"));
+                            "expected {\"schema\": ..., \"table\": ..., \"buckets\": \"lo-hi\" | \"table\", \"to\": hostgroup}"));
         }
         String id = moves.start(
                 request.get("schema").asText(),

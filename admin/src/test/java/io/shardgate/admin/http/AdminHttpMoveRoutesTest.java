@@ -85,6 +85,27 @@ class AdminHttpMoveRoutesTest {
             }
             move.put("state", "cancelled");
         }
+
+        @Override
+        public void reverse(String id) {
+            transition(id, "done", "reversing");
+        }
+
+        @Override
+        public void cleanup(String id) {
+            transition(id, "done", "cleaning_source");
+        }
+
+        private void transition(String id, String from, String to) {
+            Map<String, Object> move = byId.get(id);
+            if (move == null) {
+                throw new IllegalArgumentException("no move " + id);
+            }
+            if (!move.get("state").equals(from)) {
+                throw new IllegalStateException("move " + id + " is " + move.get("state"));
+            }
+            move.put("state", to);
+        }
     }
 
     @BeforeEach
@@ -148,6 +169,41 @@ class AdminHttpMoveRoutesTest {
                 .contains("path=\"/api/moves/{id}\"")
                 .contains("path=\"/api/moves/{id}/cancel\"")
                 .doesNotContain("m-1\"");
+    }
+
+    @Test
+    void aDoneTableMoveIsReversedOrCleanedUpWithTheStatusOfItsOutcome() throws Exception {
+        send(
+                server,
+                "POST",
+                "/api/moves",
+                "{\"schema\": \"shop\", \"table\": \"orders\", \"buckets\": \"8-15\", \"to\": 30}");
+        send(
+                server,
+                "POST",
+                "/api/moves",
+                "{\"schema\": \"shop\", \"table\": \"notes\", \"buckets\": \"0-1\", \"to\": 30}");
+        HttpResponse<String> early = send(server, "POST", "/api/moves/m-1/reverse", "");
+        assertThat(early.statusCode()).isEqualTo(409);
+        assertThat(early.body()).contains("is copying");
+        moves.byId.get("m-1").put("state", "done");
+        moves.byId.get("m-2").put("state", "done");
+
+        HttpResponse<String> reversed = send(server, "POST", "/api/moves/m-1/reverse", "");
+        assertThat(reversed.statusCode()).as(reversed.body()).isEqualTo(200);
+        assertThat(JSON.readTree(reversed.body()).get("state").asText()).isEqualTo("reversing");
+        HttpResponse<String> cleaned = send(server, "POST", "/api/moves/m-2/cleanup", "");
+        assertThat(cleaned.statusCode()).as(cleaned.body()).isEqualTo(200);
+        assertThat(JSON.readTree(cleaned.body()).get("state").asText()).isEqualTo("cleaning_source");
+        assertThat(send(server, "POST", "/api/moves/m-2/reverse", "").statusCode())
+                .isEqualTo(409);
+        assertThat(send(server, "POST", "/api/moves/m-9/cleanup", "").statusCode())
+                .isEqualTo(404);
+        assertThat(send(server, "GET", "/api/moves/m-1/reverse", null).statusCode())
+                .isEqualTo(405);
+        assertThat(metrics.scrape())
+                .contains("path=\"/api/moves/{id}/reverse\"")
+                .contains("path=\"/api/moves/{id}/cleanup\"");
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.function.IntUnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -33,7 +34,10 @@ final class MoveCluster implements AutoCloseable {
     final EmbeddedZooKeeper zooKeeper;
     final CuratorFramework curator;
     final MoveProbe probe;
-    final Shardgate router;
+    volatile Shardgate router;
+    private Path dir;
+    private String config;
+    private int routers = 1;
     final int[] owner = new int[BUCKETS];
 
     private MoveCluster(
@@ -56,6 +60,24 @@ final class MoveCluster implements AutoCloseable {
      * {@code root} and {@code hostgroupSettings} go into each hostgroup's YAML (pool, monitor).
      */
     static MoveCluster start(Path dir, String root, int rows, String hostgroupSettings) throws Exception {
+        return start(
+                dir,
+                root,
+                rows,
+                hostgroupSettings,
+                "{name: orders, strategy: hash, column: id, buckets: " + BUCKETS
+                        + ", hostgroups: {10: \"0-7\", 20: \"8-15\"}}",
+                b -> b < 8 ? 10 : 20);
+    }
+
+    /**
+     * As above, with {@code tables} the YAML flow entries of {@code shop}'s tables (one a line) and
+     * {@code initialOwner} where each bucket's rows are preloaded (a {@code table} rule: every bucket
+     * on its hostgroup).
+     */
+    static MoveCluster start(
+            Path dir, String root, int rows, String hostgroupSettings, String tables, IntUnaryOperator initialOwner)
+            throws Exception {
         MoveShards shards = MoveShards.start(Files.createDirectories(dir.resolve("shards")), ORDERS);
         MariaDbServer reference = null;
         EmbeddedZooKeeper zooKeeper = null;
@@ -72,30 +94,31 @@ final class MoveCluster implements AutoCloseable {
             }
             int[] owner = new int[BUCKETS];
             for (int b = 0; b < BUCKETS; b++) {
-                owner[b] = b < 8 ? 10 : 20;
+                owner[b] = initialOwner.applyAsInt(b);
             }
             shards.preload(reference(reference), rows, BUCKETS, b -> owner[b]);
             zooKeeper = new EmbeddedZooKeeper(dir.resolve("zookeeper"), 0);
             zooKeeper.start();
             curator = CuratorFrameworkFactory.newClient("127.0.0.1:" + zooKeeper.port(), new RetryOneTime(100));
             curator.start();
-            Shardgate router = Shardgate.start(RouterConfig.parse(String.join(
+            String rest = String.join(
                     "\n",
-                    "server: {bind: 127.0.0.1, port: 0, http_port: 0, admin_port: 0, connect_timeout_millis: 1000,"
-                            + " data_dir: \"" + Files.createDirectories(dir.resolve("router")) + "\"}",
                     "zookeeper: {connect: \"127.0.0.1:" + zooKeeper.port() + "\", root: " + root + "}",
                     "users: [{name: app, password: app}]",
+                    "admin: {users: [{name: radmin, password: radmin}]}",
                     "hostgroups:",
                     shards.hostgroupsYaml(hostgroupSettings),
                     "schemas:",
                     "  - name: shop",
                     "    default_hostgroup: 10",
                     "    tables:",
-                    "      - {name: orders, strategy: hash, column: id, buckets: " + BUCKETS
-                            + ", hostgroups: {10: \"0-7\", 20: \"8-15\"}}",
-                    "")));
+                    tables.lines().map(t -> "      - " + t).collect(java.util.stream.Collectors.joining("\n")),
+                    "");
+            Shardgate router = Shardgate.start(RouterConfig.parse(config(dir.resolve("router"), rest)));
             MoveCluster cluster = new MoveCluster(
                     shards, reference, zooKeeper, curator, new MoveProbe(new MoveLog(curator, root)), router);
+            cluster.dir = dir;
+            cluster.config = rest;
             System.arraycopy(owner, 0, cluster.owner, 0, BUCKETS);
             return cluster;
         } catch (Exception | Error e) {
@@ -106,6 +129,26 @@ final class MoveCluster implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    private static String config(Path dataDir, String rest) throws java.io.IOException {
+        return "server: {bind: 127.0.0.1, port: 0, http_port: 0, admin_port: 0, connect_timeout_millis: 1000,"
+                + " data_dir: \"" + Files.createDirectories(dataDir) + "\"}\n" + rest;
+    }
+
+    /**
+     * Starts another router of the cluster, then stops this one (the mover): the mover's latch and the
+     * moves pass to the new router, which {@link #router} is from then on.
+     */
+    void handOver() throws Exception {
+        Shardgate next = Shardgate.start(RouterConfig.parse(config(dir.resolve("router-" + ++routers), config)));
+        router.close();
+        router = next;
+    }
+
+    /** A connection to the router's SQL admin port. */
+    Connection admin() throws SQLException {
+        return Driver.MYSQL.connect(router.adminPort(), null, "radmin", "radmin");
     }
 
     /** A client connection through the router to {@code shop}. */

@@ -109,6 +109,22 @@ final class MoveLoad implements AutoCloseable {
         }
     }
 
+    /**
+     * The preloaded keys each of {@code clients} clients of load {@code round} updates and deletes,
+     * {@code perClient} each, disjoint across clients and rounds.
+     */
+    static List<List<Long>> ownKeys(int round, int clients, int perClient) {
+        List<List<Long>> keys = new ArrayList<>();
+        for (int client = 0; client < clients; client++) {
+            List<Long> own = new ArrayList<>();
+            for (int k = 0; k < perClient; k++) {
+                own.add((long) round * clients * perClient + (long) k * clients + client + 1);
+            }
+            keys.add(own);
+        }
+        return keys;
+    }
+
     /** Opens connections to the reference database. */
     @FunctionalInterface
     interface ReferenceConnections {

@@ -48,6 +48,19 @@ final class MoveProbe {
         return JSON.readTree(r.body()).get("id").asText();
     }
 
+    /** {@code method} on the router's {@code path} with {@code body} (null: none); the answer. */
+    HttpResponse<String> send(int httpPort, String method, String path, String body) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+                        .method(
+                                method,
+                                body == null
+                                        ? HttpRequest.BodyPublishers.noBody()
+                                        : HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     MoveRecord record(String id) throws Exception {
         return moves.get(id).record();
     }

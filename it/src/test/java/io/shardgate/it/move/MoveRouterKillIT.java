@@ -187,14 +187,7 @@ class MoveRouterKillIT {
         int mover = awaitMover();
         RouterProcess killed = routers[mover];
         RouterProcess survivor = routers[1 - mover];
-        List<List<Long>> keys = new ArrayList<>();
-        for (int client = 0; client < CLIENTS; client++) {
-            List<Long> own = new ArrayList<>();
-            for (int k = 0; k < KEYS_PER_CLIENT; k++) {
-                own.add((long) round * CLIENTS * KEYS_PER_CLIENT + (long) k * CLIENTS + client + 1);
-            }
-            keys.add(own);
-        }
+        List<List<Long>> keys = MoveLoad.ownKeys(round, CLIENTS, KEYS_PER_CLIENT);
         MoveLoad load = new MoveLoad(survivor::port, MoveRouterKillIT::reference, keys, round);
         String id;
         MoveRecord atKill;

@@ -12,7 +12,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -123,14 +122,7 @@ class MoveSourceRestartIT {
 
     private void moveWithTheSourceRestarted(
             int round, int lo, int hi, int copyRowsPerSecond, BeforeRestart beforeRestart) throws Exception {
-        List<List<Long>> keys = new ArrayList<>();
-        for (int client = 0; client < CLIENTS; client++) {
-            List<Long> own = new ArrayList<>();
-            for (int k = 0; k < KEYS_PER_CLIENT; k++) {
-                own.add((long) round * CLIENTS * KEYS_PER_CLIENT + (long) k * CLIENTS + client + 1);
-            }
-            keys.add(own);
-        }
+        List<List<Long>> keys = MoveLoad.ownKeys(round, CLIENTS, KEYS_PER_CLIENT);
         MoveLoad load = new MoveLoad(router::mysqlPort, MoveSourceRestartIT::reference, keys, round);
         MoveRecord atStop;
         MoveRecord afterStart;

@@ -63,7 +63,8 @@ record OrdersContents(
         return new OrdersContents(misplaced, duplicated, differences, perHostgroup);
     }
 
-    private static Map<Long, String> rows(Connection c) throws SQLException {
+    /** {@code orders} on {@code c}: id to "amount|note". */
+    static Map<Long, String> rows(Connection c) throws SQLException {
         Map<Long, String> rows = new TreeMap<>();
         try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT id, amount, note FROM orders")) {

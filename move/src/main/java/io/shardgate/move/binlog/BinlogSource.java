@@ -25,17 +25,27 @@ public final class BinlogSource {
      * @throws IllegalStateException naming the variable, its value and the value a move needs
      */
     public static void check(Connection connection) throws SQLException {
+        check(connection, "the source's");
+    }
+
+    /**
+     * {@link #check(Connection)} for a server in another part: {@code whose} names it in the refusal
+     * ("the source's", "the target's").
+     */
+    public static void check(Connection connection, String whose) throws SQLException {
         String logBin = variable(connection, "log_bin");
         if (!"1".equals(logBin) && !"ON".equalsIgnoreCase(logBin)) {
-            throw refusal("log_bin", logBin, "ON (start the server with --log-bin)");
+            throw refusal(whose, "log_bin", logBin, "ON (start the server with --log-bin)");
         }
         String format = variable(connection, "binlog_format");
         if (!"ROW".equalsIgnoreCase(format)) {
-            throw refusal("binlog_format", format, "ROW (SET GLOBAL binlog_format = 'ROW' or --binlog-format=ROW)");
+            throw refusal(
+                    whose, "binlog_format", format, "ROW (SET GLOBAL binlog_format = 'ROW' or --binlog-format=ROW)");
         }
         String image = variable(connection, "binlog_row_image");
         if (image != null && !"FULL".equalsIgnoreCase(image)) {
             throw refusal(
+                    whose,
                     "binlog_row_image",
                     image,
                     "FULL (SET GLOBAL binlog_row_image = 'FULL' or --binlog-row-image=FULL): with another image an"
@@ -43,13 +53,15 @@ public final class BinlogSource {
         }
         String compress = variable(connection, "log_bin_compress");
         if (compress != null && !"0".equals(compress) && !"OFF".equalsIgnoreCase(compress)) {
-            throw refusal("log_bin_compress", compress, "OFF: the move does not read compressed binary log events");
+            throw refusal(
+                    whose, "log_bin_compress", compress, "OFF: the move does not read compressed binary log events");
         }
         String transactionCompression = variable(connection, "binlog_transaction_compression");
         if (transactionCompression != null
                 && !"0".equals(transactionCompression)
                 && !"OFF".equalsIgnoreCase(transactionCompression)) {
             throw refusal(
+                    whose,
                     "binlog_transaction_compression",
                     transactionCompression,
                     "OFF: the move does not read compressed transactions");
@@ -92,8 +104,8 @@ public final class BinlogSource {
         }
     }
 
-    private static IllegalStateException refusal(String variable, String value, String needed) {
-        return new IllegalStateException("the source's binary log cannot serve a move: " + variable + " is "
+    private static IllegalStateException refusal(String whose, String variable, String value, String needed) {
+        return new IllegalStateException(whose + " binary log cannot serve a move: " + variable + " is "
                 + (value == null ? "not set" : value.toUpperCase(Locale.ROOT)) + ", a move needs " + needed);
     }
 }

@@ -15,8 +15,10 @@ import java.util.function.IntSupplier;
  * their records in ZooKeeper stand, with the statements this router holds for them; and the moves'
  * two actions, through the same {@link MoveControl} as {@code /api/moves} (no second way to run a
  * move): {@code INSERT INTO stats_moves (schema_name, table_name, buckets, to_hostgroup [,
- * copy_rows_per_second]) VALUES (...)} starts one, {@code UPDATE stats_moves SET state =
- * 'cancelled' WHERE id = 'm-...'} cancels one.
+ * copy_rows_per_second]) VALUES (...)} starts one ({@code buckets}: {@code 'lo-hi'} or {@code
+ * 'table'}), {@code UPDATE stats_moves SET state = 'cancelled' WHERE id = 'm-...'} cancels one,
+ * {@code 'reversing'} switches a done whole-table move back, {@code 'cleaning_source'} cleans up its
+ * source.
  */
 final class MovesTable {
     static final String NAME = "stats_moves";
@@ -37,6 +39,8 @@ final class MovesTable {
             "hold_ms",
             "rows_deleted_on_source",
             "resumed",
+            "reverse_rows",
+            "reverse_lag_bytes",
             "error",
             "created_ms",
             "updated_ms");
@@ -107,6 +111,8 @@ final class MovesTable {
         row.add(number(progress.get("hold_millis"), null));
         row.add(number(progress.get("rows_deleted_on_source"), null));
         row.add(number(progress.get("resumed"), 0L));
+        row.add(number(progress.get("reverse_rows"), null));
+        row.add(number(progress.get("reverse_lag_bytes"), null));
         row.add(move.get("error"));
         row.add(number(move.get("createdAtMillis"), null));
         row.add(number(move.get("updatedAtMillis"), null));
@@ -204,18 +210,25 @@ final class MovesTable {
         }
     }
 
-    /** {@code UPDATE stats_moves SET state = 'cancelled' WHERE id = '...'}: cancels that move; 1 row. */
+    /**
+     * {@code UPDATE stats_moves SET state = 'cancelled' | 'reversing' | 'cleaning_source' WHERE id =
+     * '...'}: cancels that move, switches a done whole-table move back to its source, or cleans up its
+     * source; 1 row.
+     */
     long update(Map<String, Object> set, Map<String, Object> where) {
         if (!set.keySet().equals(Set.of("state"))) {
             throw new AdminSqlException(
                     1288,
                     "The target table " + NAME + " of the UPDATE is updatable in its state column only:"
-                            + " SET state = 'cancelled' WHERE id = 'm-...'");
+                            + " SET state = 'cancelled' | 'reversing' | 'cleaning_source' WHERE id = 'm-...'");
         }
-        if (!(set.get("state") instanceof String state)
-                || !state.trim().toLowerCase(Locale.ROOT).equals("cancelled")) {
+        String state = set.get("state") instanceof String s ? s.trim().toLowerCase(Locale.ROOT) : null;
+        if (state == null
+                || !Set.of("cancelled", "reversing", "cleaning_source").contains(state)) {
             throw new AdminSqlException(
-                    1366, "Incorrect value '" + set.get("state") + "' for column 'state': only 'cancelled' is set");
+                    1366,
+                    "Incorrect value '" + set.get("state") + "' for column 'state': only 'cancelled', 'reversing'"
+                            + " and 'cleaning_source' are set");
         }
         if (!where.keySet().equals(Set.of("id")) || !(where.get("id") instanceof String id)) {
             throw new AdminSqlException(1105, "name one move: WHERE id = 'm-...'");
@@ -223,18 +236,27 @@ final class MovesTable {
         if (moves == null) {
             throw new AdminSqlException(1105, "this router runs no move control");
         }
+        String verb = switch (state) {
+            case "cancelled" -> "cancel";
+            case "reversing" -> "reverse";
+            default -> "clean up";
+        };
         try {
-            moves.cancel(id);
+            switch (state) {
+                case "cancelled" -> moves.cancel(id);
+                case "reversing" -> moves.reverse(id);
+                default -> moves.cleanup(id);
+            }
             return 1;
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new AdminSqlException(1105, "cannot cancel: " + e.getMessage());
+            throw new AdminSqlException(1105, "cannot " + verb + ": " + e.getMessage());
         } catch (Exception e) {
-            throw new AdminSqlException(1105, "cannot cancel " + id + ": " + e.getMessage());
+            throw new AdminSqlException(1105, "cannot " + verb + " " + id + ": " + e.getMessage());
         }
     }
 
     private static boolean isActive(String state) {
-        return !state.equals("done") && !state.equals("failed") && !state.equals("cancelled");
+        return !Set.of("done", "reversed", "failed", "cancelled").contains(state);
     }
 
     @SuppressWarnings("unchecked")

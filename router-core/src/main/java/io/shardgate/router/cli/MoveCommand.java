@@ -20,16 +20,19 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "move",
         mixinStandardHelpOptions = true,
-        description = "Online resharding: start, list, show and cancel moves of hash buckets (docs/moves.md).",
+        description = "Online resharding: start, list, show and cancel moves of hash buckets and whole tables;"
+                + " reverse or clean up a done whole-table move (docs/moves.md).",
         subcommands = {
             MoveCommand.Start.class,
             MoveCommand.ListMoves.class,
             MoveCommand.Show.class,
-            MoveCommand.Cancel.class
+            MoveCommand.Cancel.class,
+            MoveCommand.Reverse.class,
+            MoveCommand.Cleanup.class
         })
 final class MoveCommand implements Runnable {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<String> ENDED = Set.of("done", "failed", "cancelled");
+    private static final Set<String> ENDED = Set.of("done", "reversed", "failed", "cancelled");
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -79,7 +82,10 @@ final class MoveCommand implements Runnable {
                 + (m.hasNonNull("error") ? "  error: " + m.path("error").asText() : "");
     }
 
-    @Command(name = "start", mixinStandardHelpOptions = true, description = "Start moving buckets to a hostgroup.")
+    @Command(
+            name = "start",
+            mixinStandardHelpOptions = true,
+            description = "Start moving buckets or a whole table to a hostgroup.")
     static final class Start implements Callable<Integer> {
         @Spec
         picocli.CommandLine.Model.CommandSpec spec;
@@ -90,10 +96,17 @@ final class MoveCommand implements Runnable {
         @Option(names = "--schema", required = true, description = "the table's schema")
         String schema;
 
-        @Option(names = "--table", required = true, description = "a hash-sharded table (its binding group moves too)")
+        @Option(
+                names = "--table",
+                required = true,
+                description = "a hash-sharded table (its binding group moves too) or a table of a 'table' rule")
         String table;
 
-        @Option(names = "--buckets", required = true, paramLabel = "LO-HI", description = "the buckets, e.g. 512-1023")
+        @Option(
+                names = "--buckets",
+                required = true,
+                paramLabel = "LO-HI|table",
+                description = "the buckets, e.g. 512-1023, or table: the whole table of a 'table' rule")
         String buckets;
 
         @Option(names = "--to", required = true, paramLabel = "HOSTGROUP", description = "the hostgroup they go to")
@@ -189,8 +202,8 @@ final class MoveCommand implements Runnable {
         }
     }
 
-    @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancel a move (not while it cuts over).")
-    static final class Cancel implements Callable<Integer> {
+    /** A POST on one move's action route ({@code /api/moves/{id}/<action>}). */
+    private abstract static class Action implements Callable<Integer> {
         @Spec
         picocli.CommandLine.Model.CommandSpec spec;
 
@@ -200,14 +213,52 @@ final class MoveCommand implements Runnable {
         @Parameters(paramLabel = "ID", description = "the move, e.g. m-0000000003")
         String id;
 
+        private final String action;
+        private final String done;
+
+        /** @param action the route's last segment; @param done what a success prints after "move ID " */
+        Action(String action, String done) {
+            this.action = action;
+            this.done = done;
+        }
+
         @Override
         public Integer call() throws Exception {
             return request(
                     target,
                     spec,
                     "POST",
-                    "/api/moves/" + id + "/cancel",
-                    (body, out) -> out.println("move " + id + " cancelled"));
+                    "/api/moves/" + id + "/" + action,
+                    (body, out) -> out.println("move " + id + " " + done));
+        }
+    }
+
+    @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancel a move (not while it cuts over).")
+    static final class Cancel extends Action {
+        Cancel() {
+            super("cancel", "cancelled");
+        }
+    }
+
+    @Command(
+            name = "reverse",
+            mixinStandardHelpOptions = true,
+            description = "Switch a done whole-table move back to its source (its reverse stream kept the source"
+                    + " in step).")
+    static final class Reverse extends Action {
+        Reverse() {
+            super("reverse", "reversing (show it to see it reversed)");
+        }
+    }
+
+    @Command(
+            name = "cleanup",
+            mixinStandardHelpOptions = true,
+            description = "Stop a done whole-table move's reverse stream and delete the source's rows of the table"
+                    + " (it cannot be reversed after).")
+    static final class Cleanup extends Action {
+        Cleanup() {
+            super("cleanup", "cleaning up its source (show it to see it done)");
         }
     }
 }

@@ -6,9 +6,11 @@ import io.shardgate.admin.store.LiveRouter;
 import io.shardgate.move.BucketMove;
 import io.shardgate.move.MovingRows;
 import io.shardgate.move.ProgressCodec;
+import io.shardgate.move.RuleChange;
 import io.shardgate.move.SourceMove;
 import io.shardgate.move.TableCopy;
 import io.shardgate.move.TableDiff;
+import io.shardgate.move.TableMove;
 import io.shardgate.move.binlog.BinlogPosition;
 import io.shardgate.sharding.rule.KeyedStrategy;
 import io.shardgate.sharding.rule.RuleSnapshot;
@@ -16,6 +18,7 @@ import io.shardgate.sharding.rule.ShardingStrategy;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -72,6 +75,10 @@ final class MoveJob implements Runnable {
 
     private MoveLog.Stored stored;
     private long lastSave;
+    /** The reverse stream of a done whole-table move, or null. */
+    private SourceMove reverseStream;
+    /** The reverse stream's rows counted in the stored progress already (this job's tail counts from 0). */
+    private long reverseRowsSaved;
 
     /** @param leading whether this router is still the cluster's mover (a job that lost it never fails the move) */
     MoveJob(String id, MoveContext context, BooleanSupplier leading) {
@@ -122,18 +129,25 @@ final class MoveJob implements Runnable {
             fail(e.getMessage() == null ? e.toString() : e.getMessage());
         } finally {
             sources.values().forEach(SourceMove::close);
+            if (reverseStream != null) {
+                reverseStream.close();
+            }
         }
     }
 
     private void drive() throws Exception {
         stored = context.log().get(id);
-        if (stored == null || !stored.record().active()) {
+        if (stored == null || !stored.record().needsMover()) {
             return;
         }
         MoveRecord record = stored.record();
         rowsCopied.set(record.progress().getOrDefault("rows_copied", 0L)); // a resumed copy adds to it
         ConfigVersion running = currentConfig();
         Planned planned = plan(record, running);
+        if (record.tableMove() && (planned == null || record.switchedTable())) {
+            tableAfterSwitch(record, running, planned);
+            return;
+        }
         if (planned == null) { // the running rules place the buckets on the target: a cutover switched them
             String before = checkpoint(RULES_BEFORE);
             if (before == null) {
@@ -169,13 +183,21 @@ final class MoveJob implements Runnable {
 
     /** The running and the next rules of the move, or null when the running rules made the switch already. */
     private Planned plan(MoveRecord record, ConfigVersion running) {
-        String[] range = record.what().split("-");
-        int lo = Integer.parseInt(range[0].trim());
-        int hi = Integer.parseInt(range[1].trim());
         String schemas = running.documents().get(ConfigDocuments.SCHEMAS);
-        BucketMove.Planned next;
+        RuleChange next;
         try {
-            next = BucketMove.plan(schemas, record.schema(), record.tables().get(0), lo, hi, record.target());
+            if (record.tableMove()) {
+                next = TableMove.plan(schemas, record.schema(), record.tables().get(0), record.target());
+            } else {
+                String[] range = record.what().split("-");
+                next = BucketMove.plan(
+                        schemas,
+                        record.schema(),
+                        record.tables().get(0),
+                        Integer.parseInt(range[0].trim()),
+                        Integer.parseInt(range[1].trim()),
+                        record.target());
+            }
         } catch (IllegalArgumentException e) {
             if (e.getMessage().contains("already")) {
                 return null;
@@ -213,6 +235,193 @@ final class MoveJob implements Runnable {
                             record.schema(),
                             moving));
         }
+    }
+
+    /**
+     * A whole-table move past its forward switch ({@code planned}: null while the running rules
+     * place the table on the target, else the forward change they would allow again):
+     * <ul>
+     *   <li>switched back by a reverse cutover whose router died before saying so: {@code reversed};
+     *   <li>switched by a cutover whose router died before saying so: {@code done};
+     *   <li>{@code done}: the reverse stream runs until the record changes (reverse, cleanup);
+     *   <li>{@code reversing}: the reverse stream catches up, then a cutover back to the source;
+     *   <li>{@code cleaning_source}: the source's rows of the table are deleted, then {@code done}.
+     * </ul>
+     */
+    private void tableAfterSwitch(MoveRecord record, ConfigVersion running, Planned planned) throws Exception {
+        if (planned != null) { // the running rules place the table on the source again
+            if (record.state().equals("reversing")) {
+                save(record.reversed(running.number(), now()));
+                return;
+            }
+            throw new IllegalStateException("the running rules place " + record.tables() + " on hostgroup "
+                    + record.sources() + " again, not by this move: its reverse stream stops");
+        }
+        if (checkpoint(MoveRecord.REVERSE_FROM) == null) {
+            throw new IllegalStateException("the running rules place " + record.tables() + " on hostgroup "
+                    + record.target() + ", but not by this move: its copy is not what the routers read");
+        }
+        if (!record.switchedTable()) { // its cutover published the switch, then its router died
+            save(record.done(running.number(), now()));
+            return; // the next scan streams back
+        }
+        RuleSnapshot onTarget = planned(running);
+        RuleSnapshot onSource = context.rulesOf().apply(backToSource(record, running));
+        switch (record.state()) {
+            case "cleaning_source" -> cleanSource(record, onSource, onTarget);
+            case "reversing" -> reverse(record, onTarget, onSource);
+            default -> streamBack(openReverse(record, onTarget, onSource));
+        }
+    }
+
+    /** {@code running}'s documents with the moved table back on its source. */
+    private static ConfigDocuments backToSource(MoveRecord record, ConfigVersion running) {
+        RuleChange back = TableMove.plan(
+                running.documents().get(ConfigDocuments.SCHEMAS),
+                record.schema(),
+                record.tables().get(0),
+                record.sources().get(0));
+        Map<String, String> sections = new HashMap<>(running.documents().sections());
+        sections.put(ConfigDocuments.SCHEMAS, back.schemasDocument());
+        return ConfigDocuments.of(sections);
+    }
+
+    /**
+     * The reverse stream's data side: the target's table followed and applied to the source (the
+     * same {@link SourceMove} as the catch-up, its ends swapped), from its stored position.
+     */
+    private SourceMove openReverse(MoveRecord record, RuleSnapshot onTarget, RuleSnapshot onSource) throws Exception {
+        int source = record.sources().get(0);
+        String table = record.tables().get(0);
+        SourceMove reverse = new SourceMove(
+                context.endpoint().apply(record.target()),
+                context.endpoint().apply(source),
+                record.schema(),
+                Map.of(
+                        table,
+                        MovingRows.of(
+                                strategy(onTarget, record.schema(), table),
+                                strategy(onSource, record.schema(), table),
+                                record.target(),
+                                source)));
+        reverseStream = reverse; // closed with the job
+        String from = checkpoint(MoveRecord.REVERSE_APPLIED);
+        BinlogPosition start = BinlogPosition.parse(from != null ? from : checkpoint(MoveRecord.REVERSE_FROM));
+        long sequence = Long.parseLong(id.substring(id.lastIndexOf('-') + 1));
+        // a server id of its own: the forward catch-up's ids run below 0x5347_0000 + 0xFFFF
+        long serverId = 0x5348_0000L + (sequence * 64 + record.target()) % 0xFFFF;
+        reverse.follow(
+                start,
+                serverId,
+                context.chunkRows(),
+                (position, keys) -> context.metrics().streamedBack(keys));
+        return reverse;
+    }
+
+    /**
+     * A done whole-table move's reverse stream: follows the target until the move's record changes
+     * (someone asked for the reverse or the cleanup: the next scan's job does that) or this router
+     * stops being the mover; stores its position and progress as it goes.
+     */
+    private void streamBack(SourceMove reverse) throws Exception {
+        LOG.info("move {}: reverse stream from {}", id, reverse.applied());
+        BinlogPosition saved = reverse.applied();
+        while (true) {
+            failIfTailFailed(reverse);
+            reverse.catchUp(Duration.ofSeconds(1));
+            MoveLog.Stored now = context.log().get(id);
+            if (now == null || now.version() != stored.version()) {
+                throw new Stopped("the reverse stream stops: the move is "
+                        + (now == null ? "gone" : now.record().state()));
+            }
+            if (!leading.getAsBoolean()) {
+                throw new Stopped("the reverse stream stops: this router is no longer the mover");
+            }
+            BinlogPosition at = reverse.applied();
+            if (!at.equals(saved) && System.nanoTime() - lastSave > SAVE_EVERY.toNanos()) {
+                saveReverse(reverse, at);
+                saved = at;
+            }
+        }
+    }
+
+    private void saveReverse(SourceMove reverse, BinlogPosition at) throws Exception {
+        Map<String, String> checkpoints = new HashMap<>(stored.record().checkpoints());
+        checkpoints.put(MoveRecord.REVERSE_APPLIED, at.toString());
+        Map<String, Long> progress = new HashMap<>(stored.record().progress());
+        progress.put(
+                "reverse_rows",
+                progress.getOrDefault("reverse_rows", 0L) + reverse.tail().rows() - reverseRowsSaved);
+        reverseRowsSaved = reverse.tail().rows();
+        long lag = reverse.lagBytes();
+        if (lag >= 0) {
+            progress.put("reverse_lag_bytes", lag);
+        } else {
+            progress.remove("reverse_lag_bytes");
+        }
+        save(stored.record().withProgress(progress, checkpoints, now()));
+    }
+
+    /**
+     * {@code reversing}: the reverse stream catches up, then a cutover switches the table back to
+     * the source (the target's table write-locked, the stream level with it, the old hostgroup
+     * published); the move is {@code reversed} then. A cutover that does not succeed in its attempts
+     * leaves the move done (its reverse stream runs on), with the reason in {@code error}.
+     */
+    private void reverse(MoveRecord record, RuleSnapshot onTarget, RuleSnapshot onSource) throws Exception {
+        if (record.holding()) { // a reverse cutover was under way when its router died: its lock died with it
+            save(record.withHold(0, now()));
+        }
+        SourceMove reverse = openReverse(record, onTarget, onSource);
+        while (!reverse.catchUp(Duration.ofSeconds(1))) {
+            failIfTailFailed(reverse);
+            saveReverse(reverse, reverse.applied());
+        }
+        boolean switched = cutOver(
+                List.of(reverse),
+                saveNow -> saveReverse(reverse, reverse.applied()),
+                running -> {
+                    checkpoint(MoveRecord.REVERSE_APPLIED, reverse.applied().toString(), true);
+                    return backToSource(stored.record(), running);
+                },
+                (published, heldNanos) -> {
+                    Map<String, Long> progress = new HashMap<>(stored.record().progress());
+                    progress.put("reverse_hold_millis", heldNanos / 1_000_000);
+                    save(stored.record()
+                            .withProgress(progress, stored.record().checkpoints(), now())
+                            .reversed(published.number(), now()));
+                    LOG.info(
+                            "move {}: reversed, rules version {} (statements held {} ms)",
+                            id,
+                            published.number(),
+                            heldNanos / 1_000_000);
+                });
+        if (!switched) {
+            save(stored.record()
+                    .switchedWithError(
+                            "reverse: the cutover back did not succeed in " + context.attempts()
+                                    + " attempts; the reverse stream runs on, ask again",
+                            false,
+                            now()));
+        }
+    }
+
+    /**
+     * {@code cleaning_source}: the reverse stream stopped (no job follows the target any more), the
+     * source's rows of the moved table are deleted as a bucket move's cleanup deletes its moved rows
+     * (by primary key, a chunk at a time; never DROP TABLE); done then, not reversible.
+     */
+    private void cleanSource(MoveRecord record, RuleSnapshot onSource, RuleSnapshot onTarget) throws Exception {
+        openSources(record, onSource, onTarget);
+        long started = System.nanoTime();
+        long deleted = deleteMoved();
+        Map<String, Long> progress = new HashMap<>(stored.record().progress());
+        progress.put("rows_deleted_on_source", deleted);
+        progress.put("cleanup_millis", (System.nanoTime() - started) / 1_000_000);
+        save(stored.record()
+                .withProgress(progress, stored.record().checkpoints(), now())
+                .sourceCleaned(now()));
+        LOG.info("move {}: source cleaned up, {} rows deleted", id, deleted);
     }
 
     /** The rules {@code running} gives (after the switch: the rules the move switched to). */
@@ -382,13 +591,89 @@ final class MoveJob implements Runnable {
         return without.isEmpty() ? "run" : "wait: unique indexes without the sharding column " + without;
     }
 
+    /** What a switched cutover does next, its statements still held ({@code heldNanos} so far). */
+    @FunctionalInterface
+    private interface AfterSwitch {
+        void switched(ConfigVersion published, long heldNanos) throws Exception;
+    }
+
+    /** Stores the catch-up's position and progress ({@code now}: at once, else at most every second). */
+    @FunctionalInterface
+    private interface SaveProgress {
+        void save(boolean now) throws Exception;
+    }
+
+    /** The documents to publish at a cutover, given the running version (may store checkpoints first). */
+    @FunctionalInterface
+    private interface NextRules {
+        ConfigDocuments of(ConfigVersion running) throws Exception;
+    }
+
+    /** The forward cutover of the move's rows from {@link #sources}: cleanup (buckets) or done (a whole table). */
     private void cutOver() throws Exception {
-        checkpoint(MoveRecord.KEY_WRITES, keyWrites(planned(currentConfig())), true);
+        boolean table = stored.record().tableMove();
+        if (!table) {
+            checkpoint(MoveRecord.KEY_WRITES, keyWrites(planned(currentConfig())), true);
+        }
+        boolean switched = cutOver(
+                sources.values(),
+                this::saveApplied,
+                running -> {
+                    if (table) { // nothing writes the target's table now: the reverse stream starts here
+                        checkpoint(
+                                MoveRecord.REVERSE_FROM,
+                                sources.values()
+                                        .iterator()
+                                        .next()
+                                        .targetPosition()
+                                        .toString(),
+                                false);
+                    }
+                    checkpoint(RULES_BEFORE, running.documents().get(ConfigDocuments.SCHEMAS), true);
+                    return plan(stored.record(), running).nextDocuments();
+                },
+                (published, heldNanos) -> {
+                    Map<String, Long> progress = new HashMap<>(stored.record().progress());
+                    progress.put("hold_millis", heldNanos / 1_000_000);
+                    MoveRecord next = stored.record()
+                            .withProgress(progress, stored.record().checkpoints(), now());
+                    if (table) { // the source's copy stays, followed back by the reverse stream (next scan)
+                        save(next.done(published.number(), now()));
+                        LOG.info(
+                                "move {}: done, rules version {} (statements held {} ms); the source's copy is kept",
+                                id,
+                                published.number(),
+                                heldNanos / 1_000_000);
+                        return;
+                    }
+                    save(next.cleaning(published.number(), now()));
+                    long deleted = cleanUp(published.number());
+                    LOG.info(
+                            "move {}: done, rules version {} (every statement held {} ms; then {} stale rows"
+                                    + " deleted on the source in {} ms, while statements routed by the key ran)",
+                            id,
+                            published.number(),
+                            heldNanos / 1_000_000,
+                            deleted,
+                            stored.record().progress().get("cleanup_millis"));
+                });
+        if (!switched) {
+            throw new IllegalStateException("the cutover did not succeed in " + context.attempts() + " attempts");
+        }
+    }
+
+    /**
+     * Holds the tables on every live router, write-locks them on the side rows leave ({@code moves}'
+     * sources), lets the catch-up reach that side's position, publishes {@code next} and stops the
+     * catch-up; then {@code after}. Tries {@link MoveContext#attempts} times; false when none switched.
+     */
+    private boolean cutOver(Collection<SourceMove> moves, SaveProgress progress, NextRules next, AfterSwitch after)
+            throws Exception {
         for (int attempt = 1; attempt <= context.attempts(); attempt++) {
-            for (SourceMove move : sources.values()) {
+            for (SourceMove move : moves) {
                 move.catchUp(LEVEL_BEFORE_HOLD); // hold with as little left to apply as possible
             }
-            saveApplied(false);
+            progress.save(false);
             // never reused, also across routers that resumed the move: an old acknowledgement cannot count
             String last = checkpoint("hold.last");
             int generation = (last == null ? 0 : Integer.parseInt(last)) + 1;
@@ -399,10 +684,10 @@ final class MoveJob implements Runnable {
             try {
                 why = holdAcknowledged(generation);
                 if (why == null) {
-                    for (SourceMove move : sources.values()) {
+                    for (SourceMove move : moves) {
                         move.lockSource(context.lockTimeout());
                     }
-                    for (SourceMove move : sources.values()) {
+                    for (SourceMove move : moves) {
                         failIfTailFailed(move);
                         if (!move.catchUp(context.catchUpTimeout())) {
                             why = "the catch-up did not reach the source's position within " + context.catchUpTimeout();
@@ -410,35 +695,19 @@ final class MoveJob implements Runnable {
                     }
                 }
                 if (why == null) {
-                    saveApplied(true);
+                    progress.save(true);
                     ConfigVersion running = currentConfig();
-                    Planned planned = plan(stored.record(), running);
-                    checkpoint(RULES_BEFORE, running.documents().get(ConfigDocuments.SCHEMAS), true);
-                    ConfigVersion published = context.store().publish(running.number(), planned.nextDocuments());
-                    // switched: from here the move only goes forward (the routers hold until it is done)
+                    ConfigVersion published = context.store().publish(running.number(), next.of(running));
+                    // switched: from here the move only goes forward (the routers hold until it says so)
                     try {
-                        for (SourceMove move : sources.values()) {
+                        for (SourceMove move : moves) {
                             move.stopFollowing();
-                            move.unlock(); // the source serves the keys it kept from now on
+                            move.unlock(); // the side rows left serves what it kept from now on
                         }
                         long heldNanos = System.nanoTime() - started;
                         context.metrics().switched(Duration.ofNanos(heldNanos));
-                        Map<String, Long> progress =
-                                new HashMap<>(stored.record().progress());
-                        progress.put("hold_millis", heldNanos / 1_000_000);
-                        save(stored.record()
-                                .withProgress(progress, stored.record().checkpoints(), now())
-                                .cleaning(published.number(), now()));
-                        long deleted = cleanUp(published.number());
-                        LOG.info(
-                                "move {}: done, rules version {} (every statement held {} ms; then {} stale rows"
-                                        + " deleted on the source in {} ms, while statements routed by the key ran)",
-                                id,
-                                published.number(),
-                                heldNanos / 1_000_000,
-                                deleted,
-                                stored.record().progress().get("cleanup_millis"));
-                        return;
+                        after.switched(published, heldNanos);
+                        return true;
                     } catch (Exception e) {
                         throw new Switched(e);
                     }
@@ -446,7 +715,7 @@ final class MoveJob implements Runnable {
             } catch (SQLException e) {
                 why = "the source's write lock: " + e.getMessage();
             } finally {
-                for (SourceMove move : sources.values()) {
+                for (SourceMove move : moves) {
                     try {
                         move.unlock();
                     } catch (SQLException ignored) {
@@ -459,7 +728,7 @@ final class MoveJob implements Runnable {
             save(stored.record().withHold(0, now()));
             Thread.sleep(500L * attempt);
         }
-        throw new IllegalStateException("the cutover did not succeed in " + context.attempts() + " attempts");
+        return false;
     }
 
     /** Null once every live router acknowledged hold {@code generation}; else why not. */
@@ -560,7 +829,9 @@ final class MoveJob implements Runnable {
             lastSave = System.nanoTime();
         } catch (KeeperException.BadVersionException e) {
             MoveLog.Stored now = context.log().get(id);
-            if (now == null || !now.record().active()) {
+            if (now == null
+                    || !now.record().needsMover()
+                    || !now.record().state().equals(stored.record().state())) {
                 throw new Stopped("stopped: the move is "
                         + (now == null ? "gone" : now.record().state()));
             }
@@ -575,7 +846,7 @@ final class MoveJob implements Runnable {
     private boolean resumeLater(Throwable e) {
         try {
             MoveLog.Stored now = context.log().get(id);
-            if (now == null || !now.record().active()) {
+            if (now == null || !now.record().needsMover()) {
                 return true; // cancelled meanwhile: nothing to fail
             }
             long resumed = now.record().progress().getOrDefault(RESUMED, 0L);
@@ -603,7 +874,9 @@ final class MoveJob implements Runnable {
     private void fail(String why) {
         try {
             MoveLog.Stored now = context.log().get(id);
-            if (now != null && now.record().active()) {
+            if (now != null && now.record().switchedTable()) { // never "failed": the table is on the target
+                context.log().update(now.record().switchedWithError(why, true, now()), now.version());
+            } else if (now != null && now.record().active()) {
                 context.log().update(now.record().failed(why, now()), now.version());
             }
         } catch (Exception e) {

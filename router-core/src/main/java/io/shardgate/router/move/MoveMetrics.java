@@ -14,6 +14,7 @@ import java.time.Duration;
 public final class MoveMetrics {
     private final Counter rowsCopied;
     private final Counter keysCaughtUp;
+    private final Counter keysStreamedBack;
     private final Counter cutoversDone;
     private final Counter cutoversLetGo;
     private final Timer hold;
@@ -25,6 +26,10 @@ public final class MoveMetrics {
                 .register(registry);
         keysCaughtUp = Counter.builder("shardgate.moves.keys_caught_up")
                 .description("changed keys the catch-up refreshed on targets (this router's mover)")
+                .register(registry);
+        keysStreamedBack = Counter.builder("shardgate.moves.keys_streamed_back")
+                .description("changed keys the reverse stream of done whole-table moves refreshed on their sources"
+                        + " (this router's mover)")
                 .register(registry);
         cutoversDone = Counter.builder("shardgate.moves.cutovers")
                 .tag("outcome", "switched")
@@ -58,6 +63,10 @@ public final class MoveMetrics {
 
     void caughtUp(long keys) {
         keysCaughtUp.increment(keys);
+    }
+
+    void streamedBack(long keys) {
+        keysStreamedBack.increment(keys);
     }
 
     void switched(Duration held) {

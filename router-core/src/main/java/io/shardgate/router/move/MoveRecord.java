@@ -2,6 +2,7 @@ package io.shardgate.router.move;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.shardgate.move.TableMove;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -50,9 +51,37 @@ public record MoveRecord(
         Map<String, String> checkpoints,
         long rulesVersion) {
 
-    /** The states, in order; the last three end a move. */
+    /**
+     * The states. A move of hash buckets goes copying, catching_up, verifying, cutting_over,
+     * cleaning_up, done; a whole-table move copying ... cutting_over, done (its source's copy kept and
+     * followed by the reverse stream), then optionally reversing (a cutover back to the source) to
+     * reversed, or cleaning_source (the source's rows deleted) back to done. Failed and cancelled end
+     * a move before its switch.
+     */
     public static final List<String> STATES = List.of(
-            "copying", "catching_up", "verifying", "cutting_over", "cleaning_up", "done", "failed", "cancelled");
+            "copying",
+            "catching_up",
+            "verifying",
+            "cutting_over",
+            "cleaning_up",
+            "done",
+            "reversing",
+            "cleaning_source",
+            "reversed",
+            "failed",
+            "cancelled");
+
+    /** A whole-table move's target binary log position at the switch: where its reverse stream starts. */
+    public static final String REVERSE_FROM = "reverse.from";
+
+    /** A whole-table move's reverse stream: the target's binary log position applied on the source. */
+    public static final String REVERSE_APPLIED = "reverse.applied";
+
+    /** Why a whole-table move's reverse stream stopped for good (it cannot be reversed then). */
+    public static final String REVERSE_STOPPED = "reverse.stopped";
+
+    /** {@code "started"} once a whole-table move's source cleanup began, {@code "done"} once it ended. */
+    public static final String SOURCE_CLEANUP = "source.cleanup";
 
     /**
      * The checkpoint saying whether key-routed writes run during the cleanup ({@code "run"}: every
@@ -61,7 +90,7 @@ public record MoveRecord(
      */
     public static final String KEY_WRITES = "cleanup.key_writes";
 
-    private static final Set<String> ENDED = Set.of("done", "failed", "cancelled");
+    private static final Set<String> ENDED = Set.of("done", "reversed", "failed", "cancelled");
 
     public MoveRecord {
         tables = List.copyOf(tables);
@@ -78,9 +107,134 @@ public record MoveRecord(
         return !ended(state);
     }
 
-    /** Whether {@code state} is one a move ends in: done, failed or cancelled. */
+    /** Whether {@code state} is one a move ends in: done, reversed, failed or cancelled. */
     public static boolean ended(String state) {
         return ENDED.contains(state);
+    }
+
+    /** Whether it moves a whole table of a {@code table} rule ({@code "buckets": "table"}). */
+    public boolean tableMove() {
+        return TableMove.WHOLE_TABLE.equals(what);
+    }
+
+    /**
+     * Whether it is a whole-table move done and kept in step the other way round: the mover follows
+     * the target's binary log and applies it to the source, so the move can be reversed.
+     */
+    public boolean streamingBack() {
+        return state.equals("done")
+                && tableMove()
+                && checkpoints.containsKey(REVERSE_FROM)
+                && !checkpoints.containsKey(REVERSE_STOPPED)
+                && !checkpoints.containsKey(SOURCE_CLEANUP);
+    }
+
+    /** Whether the cluster's mover runs a job for it: active, or {@link #streamingBack}. */
+    public boolean needsMover() {
+        return active() || streamingBack();
+    }
+
+    /** Whether a whole-table move switched its table to the target (and has not switched it back). */
+    public boolean switchedTable() {
+        return tableMove() && (state.equals("done") || state.equals("reversing") || state.equals("cleaning_source"));
+    }
+
+    /**
+     * The same move cancelled.
+     *
+     * @throws IllegalStateException (409) when it ended, cuts over or switched already
+     */
+    public MoveRecord cancelled(long nowMillis) {
+        if (!active()) {
+            throw new IllegalStateException("move " + id + " is " + state + " already");
+        }
+        if (state.equals("cutting_over")) {
+            throw new IllegalStateException("move " + id + " is cutting over: it ends within seconds, done or"
+                    + " back to catching up; cancel it then");
+        }
+        if (cleaningUp()) {
+            throw new IllegalStateException(
+                    "move " + id + " switched already: it deletes the source's stale copies and is done then");
+        }
+        if (switchedTable()) {
+            throw new IllegalStateException("move " + id + " switched already (" + state + "): reverse it instead");
+        }
+        return withState("cancelled", nowMillis);
+    }
+
+    /**
+     * The same move asked to switch its table back to the source ({@code reversing}).
+     *
+     * @throws IllegalStateException (409) unless it is a done whole-table move whose reverse stream runs
+     */
+    public MoveRecord reversing(long nowMillis) {
+        if (!tableMove()) {
+            throw new IllegalStateException(
+                    "move " + id + " moves hash buckets: only a whole-table move (\"buckets\": \"table\") is reversed");
+        }
+        if (checkpoints.containsKey(SOURCE_CLEANUP)) {
+            throw new IllegalStateException(
+                    "move " + id + " cleaned up its source: the source's rows are deleted, nothing to switch back to");
+        }
+        if (!state.equals("done")) {
+            throw new IllegalStateException("move " + id + " is " + state + ": only a done move is reversed");
+        }
+        if (checkpoints.containsKey(REVERSE_STOPPED)) {
+            throw new IllegalStateException("move " + id + "'s reverse stream stopped ("
+                    + checkpoints.get(REVERSE_STOPPED) + "): the source is not in step, it cannot be switched back");
+        }
+        if (!streamingBack()) {
+            throw new IllegalStateException("move " + id + " has no reverse stream");
+        }
+        return changed("reversing", 0, null, nowMillis, progress, checkpoints, rulesVersion);
+    }
+
+    /**
+     * The same move asked to delete its source's copy of the table ({@code cleaning_source}); from
+     * then on it cannot be reversed.
+     *
+     * @throws IllegalStateException (409) unless it is a done whole-table move not cleaned up yet
+     */
+    public MoveRecord cleaningSource(long nowMillis) {
+        if (!tableMove()) {
+            throw new IllegalStateException("move " + id + " moves hash buckets: their source rows are deleted at"
+                    + " the switch, there is no cleanup to ask for");
+        }
+        if ("done".equals(checkpoints.get(SOURCE_CLEANUP))) {
+            throw new IllegalStateException("move " + id + " cleaned up its source already");
+        }
+        if (!state.equals("done") || !checkpoints.containsKey(REVERSE_FROM)) {
+            throw new IllegalStateException("move " + id + " is " + state
+                    + ": only a done move's source is cleaned up (the source serves the table otherwise)");
+        }
+        Map<String, String> next = new java.util.HashMap<>(checkpoints);
+        next.put(SOURCE_CLEANUP, "started");
+        return changed("cleaning_source", 0, null, nowMillis, progress, next, rulesVersion);
+    }
+
+    /** The same move after its source's cleanup: done, not reversible. */
+    public MoveRecord sourceCleaned(long nowMillis) {
+        Map<String, String> next = new java.util.HashMap<>(checkpoints);
+        next.put(SOURCE_CLEANUP, "done");
+        return changed("done", 0, null, nowMillis, progress, next, rulesVersion);
+    }
+
+    /** The same move switched back to its source by the rules of {@code version}. */
+    public MoveRecord reversed(long version, long nowMillis) {
+        return changed("reversed", 0, null, nowMillis, progress, checkpoints, version);
+    }
+
+    /**
+     * The same whole-table move, switched, after {@code why} stopped its job: done again, its table
+     * still on the target, with the error shown; when {@code streamStopped} its reverse stream
+     * stopped for good (it cannot be reversed).
+     */
+    public MoveRecord switchedWithError(String why, boolean streamStopped, long nowMillis) {
+        Map<String, String> next = new java.util.HashMap<>(checkpoints);
+        if (streamStopped) {
+            next.put(REVERSE_STOPPED, why);
+        }
+        return changed("done", 0, why, nowMillis, progress, next, rulesVersion);
     }
 
     /** Whether the routers hold its tables' statements now. */

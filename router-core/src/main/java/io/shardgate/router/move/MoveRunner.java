@@ -6,6 +6,9 @@ import io.shardgate.admin.http.MoveControl;
 import io.shardgate.admin.store.ConfigDocuments;
 import io.shardgate.admin.store.ConfigVersion;
 import io.shardgate.move.BucketMove;
+import io.shardgate.move.RuleChange;
+import io.shardgate.move.TableMove;
+import io.shardgate.move.TableMoveTarget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +71,7 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
         try {
             for (MoveLog.Stored s : context.log().list()) {
                 String id = s.record().id();
-                if (s.record().active() && running.add(id)) {
+                if (s.record().needsMover() && running.add(id)) {
                     jobs.execute(() -> {
                         try {
                             new MoveJob(id, context, this::leading).run();
@@ -88,10 +91,11 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
         if (copyRowsPerSecond < 0) {
             throw new IllegalArgumentException("copy_rows_per_second must be 0 (no limit) or positive");
         }
+        boolean wholeTable = TableMove.WHOLE_TABLE.equals(buckets.trim());
         Matcher m = BUCKETS.matcher(buckets);
-        if (!m.matches()) {
-            throw new IllegalArgumentException("buckets must be a range like \"512-1023\" (moves of whole tables"
-                    + " and range splits are not built yet), was \"" + buckets + "\"");
+        if (!wholeTable && !m.matches()) {
+            throw new IllegalArgumentException("buckets must be a range like \"512-1023\" or \"table\" (a whole"
+                    + " table of a 'table' rule; range splits are not built yet), was \"" + buckets + "\"");
         }
         if (!hostgroupExists.test(to)) {
             throw new IllegalArgumentException("hostgroup " + to + " is not declared: add it to the hostgroups first");
@@ -99,20 +103,24 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
         ConfigVersion running = context.store()
                 .current()
                 .orElseThrow(() -> new IllegalStateException("no configuration version loaded yet"));
-        BucketMove.Planned planned = BucketMove.plan(
-                running.documents().get(ConfigDocuments.SCHEMAS),
-                schema,
-                table,
-                Integer.parseInt(m.group(1)),
-                Integer.parseInt(m.group(2)),
-                to);
+        String schemas = running.documents().get(ConfigDocuments.SCHEMAS);
+        RuleChange planned = wholeTable
+                ? TableMove.plan(schemas, schema, table, to)
+                : BucketMove.plan(
+                        schemas, schema, table, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), to);
+        String what = wholeTable ? TableMove.WHOLE_TABLE : m.group(1) + "-" + m.group(2);
         for (MoveLog.Stored s : context.log().list()) {
             MoveRecord other = s.record();
-            if (other.active()
+            if (other.needsMover()
                     && other.schema().equalsIgnoreCase(schema)
                     && !java.util.Collections.disjoint(lower(other.tables()), lower(planned.tables()))) {
-                throw new IllegalStateException("move " + other.id() + " of " + other.tables() + " is under way");
+                throw new IllegalStateException("move " + other.id() + " of " + other.tables() + " is "
+                        + (other.active() ? "under way" : "done, its reverse stream runs: clean it up or reverse it"));
             }
+        }
+        if (wholeTable) {
+            TableMoveTarget.check(
+                    context.endpoint().apply(to), to, schema, planned.tables().get(0));
         }
         long now = System.currentTimeMillis();
         MoveLog.Stored created = context.log()
@@ -122,7 +130,7 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
                         planned.tables(),
                         planned.sources(),
                         to,
-                        m.group(1) + "-" + m.group(2),
+                        what,
                         copyRowsPerSecond,
                         "copying",
                         0,
@@ -133,11 +141,11 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
                         Map.of(),
                         0));
         LOG.info(
-                "move {} started: {}.{} buckets {} from {} to hostgroup {}",
+                "move {} started: {}.{} {} from {} to hostgroup {}",
                 created.record().id(),
                 schema,
                 planned.tables(),
-                buckets,
+                wholeTable ? "whole" : "buckets " + what,
                 planned.sources(),
                 to);
         return created.record().id();
@@ -164,25 +172,28 @@ public final class MoveRunner implements MoveControl, AutoCloseable {
 
     @Override
     public void cancel(String id) throws Exception {
+        transition(id, r -> r.cancelled(System.currentTimeMillis()));
+    }
+
+    @Override
+    public void reverse(String id) throws Exception {
+        transition(id, r -> r.reversing(System.currentTimeMillis()));
+    }
+
+    @Override
+    public void cleanup(String id) throws Exception {
+        transition(id, r -> r.cleaningSource(System.currentTimeMillis()));
+    }
+
+    /** Stores {@code next} of move {@code id}'s record, again on the new record when the mover saved meanwhile. */
+    private void transition(String id, java.util.function.UnaryOperator<MoveRecord> next) throws Exception {
         while (true) {
             MoveLog.Stored s = context.log().get(id);
             if (s == null) {
                 throw new IllegalArgumentException("no move " + id);
             }
-            if (!s.record().active()) {
-                throw new IllegalStateException(
-                        "move " + id + " is " + s.record().state() + " already");
-            }
-            if (s.record().state().equals("cutting_over")) {
-                throw new IllegalStateException("move " + id + " is cutting over: it ends within seconds, done or"
-                        + " back to catching up; cancel it then");
-            }
-            if (s.record().cleaningUp()) {
-                throw new IllegalStateException(
-                        "move " + id + " switched already: it deletes the source's stale" + " copies and is done then");
-            }
             try {
-                context.log().update(s.record().withState("cancelled", System.currentTimeMillis()), s.version());
+                context.log().update(next.apply(s.record()), s.version());
                 return;
             } catch (org.apache.zookeeper.KeeperException.BadVersionException raced) {
                 // the mover saved progress meanwhile: try again on the new record

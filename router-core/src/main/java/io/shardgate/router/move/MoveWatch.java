@@ -105,14 +105,21 @@ public final class MoveWatch implements AutoCloseable {
             if (record == null) {
                 return;
             }
-            if (record.state().equals("done") && record.rulesVersion() > appliedVersion.getAsLong()) {
-                // switched, but not here yet: its statements wait until this router routes by the new rules
+            if (!record.cleaningUp() && record.rulesVersion() > appliedVersion.getAsLong()) {
+                // switched (done, or a whole-table move reversed), but not here yet: its statements wait
+                // until this router routes by the new rules
                 for (String table : record.tables()) {
                     QualifiedTable t = QualifiedTable.of(record.schema(), table);
                     moving.put(t, record.id());
                     held.add(t);
                 }
                 behind[0] = true;
+                return;
+            }
+            if (record.streamingBack()) { // the reverse stream follows the table's shape: no DDL on it
+                for (String table : record.tables()) {
+                    moving.put(QualifiedTable.of(record.schema(), table), record.id());
+                }
                 return;
             }
             if (!record.active()) {

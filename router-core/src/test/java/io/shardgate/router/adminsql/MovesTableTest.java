@@ -69,6 +69,8 @@ class MovesTableTest {
                         null,
                         null,
                         0L,
+                        null, // reverse_rows, reverse_lag_bytes: a whole-table move's, once done
+                        null,
                         null,
                         1000L,
                         2000L));
@@ -133,12 +135,15 @@ class MovesTableTest {
     }
 
     @Test
-    void onlyACancelByIdIsAnUpdate() {
+    void onlyACancelReverseOrCleanupByIdIsAnUpdate() {
         MovesTable table = new MovesTable(null, () -> 0);
         assertThatThrownBy(() -> table.update(Map.of("buckets", "1-2"), Map.of("id", "m-1")))
                 .hasMessageContaining("updatable in its state column only");
         assertThatThrownBy(() -> table.update(Map.of("state", "done"), Map.of("id", "m-1")))
-                .hasMessage("Incorrect value 'done' for column 'state': only 'cancelled' is set");
+                .hasMessage("Incorrect value 'done' for column 'state': only 'cancelled', 'reversing' and"
+                        + " 'cleaning_source' are set");
+        assertThatThrownBy(() -> table.update(Map.of("state", "reversing"), Map.of("id", "m-1")))
+                .hasMessage("this router runs no move control");
         assertThatThrownBy(() -> table.update(Map.of("state", "cancelled"), Map.of()))
                 .hasMessage("name one move: WHERE id = 'm-...'");
     }
