@@ -218,6 +218,52 @@ public final class QueryRouter {
             session.reply(1, Errors.notSupported(refusal));
             return;
         }
+        if (committedElsewhereFirst(packet, facts, decision)) {
+            return;
+        }
+        dispatch(packet, facts, decision);
+    }
+
+    /**
+     * A statement that commits the open transaction implicitly (see {@link ImplicitCommit}) while
+     * the transaction holds hostgroups it does not run on: COMMIT there first, then the statement
+     * (true; in a two_phase transaction refused instead). False for everything else: the common
+     * case, decided without allocating.
+     */
+    private boolean committedElsewhereFirst(Packet packet, StatementFacts facts, Decision decision) {
+        int status = session.leases().statusFlags();
+        if ((session.transaction().start() == null
+                        && (status & io.shardgate.protocol.type.ServerStatus.SERVER_STATUS_AUTOCOMMIT) != 0)
+                || !ImplicitCommit.causedBy(facts.digest(), status)) {
+            return false;
+        }
+        List<Integer> runsOn = new ArrayList<>();
+        if (decision instanceof Decision.Single single) {
+            runsOn.add(single.hostgroup());
+        } else if (decision instanceof Decision.Scatter scatter) {
+            scatter.targets().targets().forEach(t -> runsOn.add(t.hostgroup()));
+        } else if (decision instanceof Decision.OnHome onHome && !onHome.beginsTransaction()) {
+            runsOn.add(session.home().hostgroup().id());
+        } else {
+            return false;
+        }
+        List<BackendLease> open = session.leases().inTransaction(null);
+        if (open.stream().allMatch(lease -> runsOn.contains(lease.hostgroup().id()))) {
+            return false; // each server commits its own part as it runs the statement
+        }
+        if (session.transaction().xid() != null) {
+            packet.release();
+            session.reply(
+                    1,
+                    Errors.notSupported("a statement that commits the transaction implicitly (DDL, SET"
+                            + " autocommit = 1...) inside a two_phase transaction: COMMIT first"));
+            return true;
+        }
+        ImplicitCommit.run(session, open, () -> dispatch(packet, facts, decision), packet::release);
+        return true;
+    }
+
+    private void dispatch(Packet packet, StatementFacts facts, Decision decision) {
         if (decision instanceof Decision.Single single) {
             single(packet, single, facts);
         } else if (decision instanceof Decision.Scatter scatter) {

@@ -18,14 +18,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A session variable changed inside a transaction that has reached several shards: the next
- * statement on each shard runs in the transaction it began there, with the new value. (The router
- * brings a connection to the session's variables by replaying SETs; one whose earlier value the
- * replay cannot simply extend must never be reset while it holds the transaction: a reset rolls the
- * transaction back on that shard.) On two real MariaDB shards, both drivers, against what one
- * MariaDB answers.
+ * Session statements inside a transaction that has reached several shards keep MySQL's meaning on
+ * every shard: a session variable SET again mid-transaction (the router brings a connection to the
+ * session's variables by replaying SETs; one holding the transaction must never be reset, which
+ * would roll its part back), and the statements that commit the open transaction implicitly (SET
+ * autocommit = 1 after 0, DDL), which must commit every shard's part, not only the part on the
+ * shard they run on. On two real MariaDB shards, both drivers, against what one MariaDB answers.
  */
-class SessionVariablesInTransactionIT {
+class TransactionAcrossShardsIT {
     @TempDir
     static Path dataDir;
 
@@ -103,5 +103,38 @@ class SessionVariablesInTransactionIT {
             s.execute("ROLLBACK");
         }
         assertThat(everyRow()).containsExactly("10:1=10/null", "20:101=10/null");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void autocommitSwitchedBackOnCommitsWhatEveryShardHolds(Driver driver) throws SQLException {
+        // MySQL: SET autocommit = 1 commits the transaction autocommit = 0 left open
+        try (Connection c = cluster.proxied(driver);
+                Statement s = c.createStatement()) {
+            s.execute("SET autocommit = 0");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 1");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 101");
+            s.execute("SET autocommit = 1");
+            assertThat(everyRow())
+                    .as("committed when autocommit came back on")
+                    .containsExactly("10:1=11/null", "20:101=11/null");
+        }
+        assertThat(everyRow()).containsExactly("10:1=11/null", "20:101=11/null");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void ddlInsideATransactionCommitsEveryShardsPart(Driver driver) throws SQLException {
+        // MySQL commits the transaction before a CREATE TABLE: a ROLLBACK after it undoes nothing
+        try (Connection c = cluster.proxied(driver);
+                Statement s = c.createStatement()) {
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 101");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 1");
+            s.execute("CREATE TABLE IF NOT EXISTS scratch_" + driver.name().toLowerCase(java.util.Locale.ROOT)
+                    + " (x INT)");
+            s.execute("ROLLBACK");
+        }
+        assertThat(everyRow()).containsExactly("10:1=11/null", "20:101=11/null");
     }
 }
