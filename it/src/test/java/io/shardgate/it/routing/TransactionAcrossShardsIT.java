@@ -137,4 +137,20 @@ class TransactionAcrossShardsIT {
         }
         assertThat(everyRow()).containsExactly("10:1=11/null", "20:101=11/null");
     }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void lockTablesOnOneShardCommitsEveryShardsPart(Driver driver) throws SQLException {
+        cluster.onShard(10, "CREATE TABLE IF NOT EXISTS unsharded_notes (x INT) ENGINE=InnoDB");
+        try (Connection c = cluster.proxied(driver);
+                Statement s = c.createStatement()) {
+            s.execute("BEGIN");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 101");
+            s.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 1");
+            s.execute("LOCK TABLES unsharded_notes WRITE"); // a table of the home hostgroup only
+            s.execute("UNLOCK TABLES");
+            s.execute("ROLLBACK");
+        }
+        assertThat(everyRow()).containsExactly("10:1=11/null", "20:101=11/null");
+    }
 }

@@ -22,10 +22,10 @@ import java.util.regex.Pattern;
  */
 final class ImplicitCommit {
     /**
-     * First words of the statements that commit implicitly (MariaDB's list; BEGIN and LOCK / UNLOCK
-     * TABLES have their own paths). Checked on MariaDB 10.11 (BEGIN; INSERT; the statement;
-     * ROLLBACK): CHECK, ANALYZE, OPTIMIZE, REPAIR TABLE, FLUSH, RESET, CREATE / DROP / TRUNCATE TABLE
-     * commit; CACHE INDEX, LOAD INDEX INTO CACHE, CHECKSUM TABLE and the TEMPORARY forms do not.
+     * First words of the statements that commit implicitly (MariaDB's list; BEGIN has its own path;
+     * UNLOCK TABLES commits only under LOCK TABLES, which committed already). Checked on MariaDB 10.11 (BEGIN; INSERT; the statement;
+     * ROLLBACK): CHECK, ANALYZE, OPTIMIZE, REPAIR TABLE, FLUSH, RESET, LOCK TABLES, CREATE / DROP /
+     * TRUNCATE TABLE commit; CACHE INDEX, LOAD INDEX INTO CACHE, CHECKSUM TABLE and the TEMPORARY forms do not.
      */
     private static final Set<String> COMMITTING = Set.of(
             "ALTER",
@@ -46,7 +46,8 @@ final class ImplicitCommit {
             "CHANGE",
             "START",
             "STOP",
-            "SHUTDOWN");
+            "SHUTDOWN",
+            "LOCK");
     /** CREATE [OR REPLACE] TEMPORARY ..., DROP TEMPORARY ...: no commit. */
     private static final Pattern TEMPORARY =
             Pattern.compile("(?i)\\(*\\s*(?:CREATE\\s+(?:OR\\s+REPLACE\\s+)?|DROP\\s+)TEMPORARY\\b.*", Pattern.DOTALL);

@@ -244,6 +244,8 @@ public final class QueryRouter {
             scatter.targets().targets().forEach(t -> runsOn.add(t.hostgroup()));
         } else if (decision instanceof Decision.OnHome onHome && !onHome.beginsTransaction()) {
             runsOn.add(session.home().hostgroup().id());
+        } else if (decision instanceof Decision.LockEverywhere lock) {
+            runsOn.addAll(lock.statements().keySet());
         } else {
             return false;
         }

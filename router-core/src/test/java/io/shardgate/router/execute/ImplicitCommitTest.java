@@ -30,7 +30,8 @@ class ImplicitCommitTest {
                 "REPAIR TABLE t",
                 "FLUSH TABLES",
                 "RESET QUERY CACHE",
-                "START SLAVE")) {
+                "START SLAVE",
+                "LOCK TABLES t WRITE")) {
             assertThat(ImplicitCommit.causedBy(Digest.of(sql), AUTOCOMMIT_ON))
                     .as(sql)
                     .isTrue();
@@ -51,6 +52,7 @@ class ImplicitCommitTest {
                 "INSERT INTO t VALUES (1)",
                 "START TRANSACTION",
                 "DO 1",
+                "UNLOCK TABLES",
                 "SET time_zone = '+00:00'")) {
             assertThat(ImplicitCommit.causedBy(Digest.of(sql), AUTOCOMMIT_OFF))
                     .as(sql)
