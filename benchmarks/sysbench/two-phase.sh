@@ -18,7 +18,7 @@
 #   THREADS     8           sysbench client threads
 #   DURATION    30          seconds per run
 #   ROUNDS      3           interleaved rounds (be tp, tp be, be tp, ...)
-#   WARMUP      5           seconds of load per schema first
+#   WARMUP      5           seconds of load per schema and shard count first
 #   ACCOUNTS    10000       accounts per shard (few conflicts between the threads)
 #   BUFFER_POOL 128M        innodb_buffer_pool_size of each shard
 #   POOL        100         the router's backend pool size per shard
@@ -100,9 +100,12 @@ shard_questions() {
   done
   echo "$total"
 }
-for db in be tp; do
-  say "warm-up: $db"
-  run_sysbench "$work/warmup-$db.log" "$db" 2 "$WARMUP"
+# every shard count's path warmed up (the JIT), in each mode, before any measured run
+for n in $SHARDS; do
+  for db in be tp; do
+    say "warm-up: $db, $n shard(s)"
+    run_sysbench "$work/warmup-$n-$db.log" "$db" "$n" "$WARMUP"
+  done
 done
 for n in $SHARDS; do
   for ((round = 1; round <= ROUNDS; round++)); do
